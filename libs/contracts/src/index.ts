@@ -1,0 +1,6 @@
+export * from './regions.js';
+export * from './monitor-types.js';
+export * from './targets.js';
+export * from './monitor-settings.js';
+export * from './probe.js';
+export * from './subjects.js';

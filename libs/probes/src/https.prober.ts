@@ -1,0 +1,447 @@
+import { lookup as systemLookup } from 'node:dns';
+import { Agent as HttpAgent, type ClientRequest } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { createSecureContext, rootCertificates, type SecureContext, TLSSocket } from 'node:tls';
+import got, {
+  type Headers,
+  MaxRedirectsError,
+  type NormalizedOptions,
+  RequestError,
+  type Response,
+  TimeoutError,
+} from 'got';
+import {
+  type FailurePhase,
+  HTTPS_LIMITS,
+  type HttpsSettings,
+  MAX_ERROR_LENGTH,
+  parseHeaderLines,
+  parseStatusRanges,
+  type ProbeTimings,
+  statusAccepted,
+} from '#contracts';
+import { PICKET_VERSION } from '#runtime';
+import { abortedOutcome, type ProbeContext, type ProbeOutcome, type Prober } from './prober.js';
+import { CONNECT_ERRORS, DNS_ERRORS } from './network-errors.js';
+
+/** How much of a response body is searched for `response_body` unless told otherwise: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface HttpsProberOptions {
+  /**
+   * Resolves host names for every connection of a check, on every hop (the shape of
+   * `dns.lookup`; called with `all: true` under Happy Eyeballs). The egress guard supplies
+   * one that refuses forbidden addresses. Default: `dns.lookup`.
+   */
+  lookup?: LookupFunction;
+  /** The `response_body` text must appear within this many bytes of the decoded body. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Extra trusted CAs (PEM), for tests and private PKI: trusted in addition to Node's bundled
+   * roots. When set, NODE_EXTRA_CA_CERTS no longer applies to the probes.
+   */
+  ca?: string | readonly string[];
+}
+
+/**
+ * The HTTP(S) prober (DECISIONS §3, §4). One fresh connection per hop (per-check agents
+ * without keep-alive, destroyed afterwards), TLS verification always on, SNI and
+ * verification against the URL's host. Never throws for a failing target; an error it
+ * cannot attribute to the target is rejected so that runProbe reports UNKNOWN/internal.
+ *
+ * Timings are phase durations summed over every hop of the check: `dns_ms` resolving,
+ * `connect_ms` TCP connecting, `tls_ms` the TLS handshake, `first_byte_ms` waiting from the
+ * request sent to the first byte of the response; `total_ms` is the whole check (including
+ * reading up to maxBodyBytes of the final body). A phase that never happened (an IP literal
+ * needs no lookup, plain HTTP has no handshake) is left out.
+ */
+export function createHttpsProber(options: HttpsProberOptions = {}): Prober<'https'> {
+  const config: ProbeConfig = {
+    lookup: options.lookup ?? systemLookup,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    // Built once: a context with a full root store costs tens of milliseconds to build.
+    secureContext:
+      options.ca === undefined
+        ? undefined
+        : createSecureContext({
+            ca: [...rootCertificates, ...(typeof options.ca === 'string' ? [options.ca] : options.ca)],
+          }),
+  };
+  return (settings, context) => probeHttps(settings, context, config);
+}
+
+interface ProbeConfig {
+  lookup: LookupFunction;
+  maxBodyBytes: number;
+  secureContext: SecureContext | undefined;
+}
+
+const USER_AGENT = `Picket/${PICKET_VERSION} (uptime monitor)`;
+
+async function probeHttps(settings: HttpsSettings, context: ProbeContext, config: ProbeConfig): Promise<ProbeOutcome> {
+  const trace = new Trace(settings.check_certificate_expiration);
+  if (context.signal.aborted) return abortedOutcome(context.signal, trace.timings());
+  const lookup = trace.timedLookup(config.lookup);
+  // Agent options take precedence over per-request options in Node, so these cannot be undone
+  // by anything got passes down.
+  const agents = {
+    http: new HttpAgent({ keepAlive: false, lookup }),
+    https: new HttpsAgent({
+      keepAlive: false,
+      lookup,
+      rejectUnauthorized: true,
+      maxCachedSessions: 0,
+      ...(config.secureContext ? { secureContext: config.secureContext } : {}),
+    }),
+  };
+  try {
+    return await exchange(settings, context, config, agents, trace);
+  } finally {
+    agents.http.destroy();
+    agents.https.destroy();
+  }
+}
+
+function exchange(
+  settings: HttpsSettings,
+  context: ProbeContext,
+  config: ProbeConfig,
+  agents: { http: HttpAgent; https: HttpsAgent },
+  trace: Trace,
+): Promise<ProbeOutcome> {
+  const method = settings.http_method ?? 'GET';
+  const ranges = parseStatusRanges(settings.http_statuses);
+  const expected = settings.response_body === undefined ? null : Buffer.from(settings.response_body, 'utf8');
+  // HEAD cannot carry a body; GET may (got refuses it unless told).
+  const body = method === 'HEAD' ? undefined : settings.request_body;
+
+  return new Promise<ProbeOutcome>((resolve, reject) => {
+    let settled = false;
+    const stream = got.stream(settings.url, {
+      method,
+      headers: requestHeaders(settings.request_headers),
+      body,
+      allowGetBody: body !== undefined && method === 'GET',
+      agent: agents,
+      https: { rejectUnauthorized: true },
+      followRedirect: settings.follow_redirect ?? true,
+      maxRedirects: HTTPS_LIMITS.redirects,
+      throwHttpErrors: false,
+      retry: { limit: 0 },
+      // The caller's signal is the deadline; this only guards against a caller without one.
+      timeout: { request: context.timeoutMs },
+      signal: context.signal,
+      decompress: true,
+      enableUnixSockets: false,
+      hooks: { beforeRequest: [pinServerName], beforeRedirect: [dropHeadersAcrossOrigins(settings)] },
+    });
+
+    const finish = (outcome: ProbeOutcome | Error): void => {
+      if (settled) return;
+      settled = true;
+      stream.destroy();
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
+    };
+
+    stream.on('request', (request: ClientRequest) => trace.onRequest(request));
+    // `on`, not `once`: a second error after the first must not become an uncaught one.
+    stream.on('error', (error: Error) => finish(classify(error, context, trace)));
+    stream.once('response', (response: Response) => {
+      trace.responded = true;
+      const status = response.statusCode;
+      const seen = { http_status: status, cert_not_after: trace.certNotAfter };
+      if (!statusAccepted(ranges, status)) {
+        finish(trace.outcome('down', 'response', `HTTP ${status}`, seen));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let received = 0;
+      const judge = (truncated: boolean): void => {
+        if (expected !== null && !Buffer.concat(chunks).includes(expected)) {
+          const where = truncated ? ` (searched the first ${config.maxBodyBytes} bytes)` : '';
+          finish(trace.outcome('down', 'assertion', `response body does not contain the expected text${where}`, seen));
+        } else {
+          finish(trace.outcome('up', null, null, seen));
+        }
+      };
+      stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        const room = config.maxBodyBytes - received;
+        if (expected !== null) chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        received += chunk.length;
+        if (received >= config.maxBodyBytes) judge(true);
+      });
+      stream.once('end', () => judge(false));
+    });
+
+    // got ends the request itself for GET and HEAD; other methods wait for a body to be written.
+    if (body === undefined && method !== 'GET' && method !== 'HEAD') stream.end();
+  });
+}
+
+/**
+ * A monitor's own request headers often carry credentials (API keys, tokens). got strips
+ * only Authorization, Cookie and Host on a redirect to another origin; every header the
+ * monitor set goes the same way, so a redirect can never hand them to a third party.
+ */
+function dropHeadersAcrossOrigins(
+  settings: HttpsSettings,
+): (options: { url?: URL | string; headers: Record<string, unknown> }) => void {
+  const origin = new URL(settings.url).origin;
+  const own = [...new Set(parseHeaderLines(settings.request_headers).map(([name]) => name.toLowerCase()))].filter(
+    (name) => name !== 'user-agent',
+  );
+  return (options) => {
+    const next = options.url === undefined ? origin : new URL(String(options.url)).origin;
+    if (next !== origin) for (const name of own) delete options.headers[name];
+  };
+}
+
+/** Lower-cased request headers: our User-Agent unless the monitor sets one; repeated names are all sent. */
+function requestHeaders(lines: string | undefined): Headers {
+  const headers: Record<string, string | string[]> = { 'user-agent': USER_AGENT };
+  const given = new Map<string, string[]>();
+  for (const [name, value] of parseHeaderLines(lines)) {
+    const key = name.toLowerCase();
+    given.set(key, [...(given.get(key) ?? []), value]);
+  }
+  for (const [key, values] of given) headers[key] = values.length === 1 ? (values[0] ?? '') : values;
+  return headers;
+}
+
+/**
+ * SNI and certificate verification use the host of the URL of each hop, even when the
+ * monitor sends its own Host header (Node would otherwise take the name from that header).
+ * IP literals get no SNI and are verified against the certificate's IP addresses.
+ */
+function pinServerName(options: NormalizedOptions): void {
+  const url = options.url;
+  if (!(url instanceof URL) || url.protocol !== 'https:') return;
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  options.https = { ...options.https, serverName: isIP(host) === 0 ? host : '' };
+}
+
+// ---- tracing a check ------------------------------------------------------------------------
+
+type Progress = Extract<FailurePhase, 'dns' | 'connect' | 'tls' | 'request' | 'response'>;
+
+interface Hop {
+  startedAt: number;
+  connectedAt?: number;
+  securedAt?: number;
+  sentAt?: number;
+}
+
+/**
+ * What happened so far in one check, across its hops: phase durations, how far the current
+ * hop got (to name the phase of an error), the local address and the final hop's certificate.
+ */
+class Trace {
+  private readonly startedAt = performance.now();
+  private readonly sums: Partial<Record<'dns_ms' | 'connect_ms' | 'tls_ms' | 'first_byte_ms', number>> = {};
+  private hop: Hop | null = null;
+  private lookupsInFlight = 0;
+  private lookupFailed = false;
+  private lastLookupEndedAt = Number.NEGATIVE_INFINITY;
+  /** How far the current hop got. */
+  progress: Progress = 'request';
+  /** Whether the final response has started arriving (errors after it are the response's). */
+  responded = false;
+  /** Whether the current hop got a response (a failure to follow its redirect is the target's). */
+  hopResponded = false;
+  /** The host of the current hop. */
+  host = '';
+  localAddress: string | null = null;
+  /** notAfter (Unix seconds) of the current hop's leaf certificate, when asked for. */
+  certNotAfter: number | null = null;
+
+  constructor(private readonly wantCertificate: boolean) {}
+
+  /** Wraps the resolver so that its time is counted (it runs before got reports the request). */
+  timedLookup(inner: LookupFunction): LookupFunction {
+    return (hostname, options, callback) => {
+      const began = performance.now();
+      this.lookupsInFlight++;
+      this.progress = 'dns';
+      inner(hostname, options, (error, address, family) => {
+        const now = performance.now();
+        this.lookupsInFlight--;
+        this.add('dns_ms', now - began);
+        this.lastLookupEndedAt = now;
+        if (error) this.lookupFailed = true;
+        else this.progress = 'connect';
+        callback(error, address, family);
+      });
+    };
+  }
+
+  onRequest(request: ClientRequest): void {
+    const hop: Hop = { startedAt: performance.now() };
+    this.hop = hop;
+    this.host = request.host;
+    this.certNotAfter = null;
+    this.hopResponded = false;
+    // A lookup may already have run (it starts before got reports the request).
+    if (this.lookupsInFlight === 0 && !this.lookupFailed) this.progress = 'connect';
+    request.once('socket', (socket: Socket) => {
+      socket.once('connect', () => {
+        hop.connectedAt = performance.now();
+        this.add('connect_ms', hop.connectedAt - Math.max(hop.startedAt, this.lastLookupEndedAt));
+        this.localAddress = socket.localAddress ?? this.localAddress;
+        if (this.hop === hop) this.progress = socket instanceof TLSSocket ? 'tls' : 'request';
+      });
+      if (socket instanceof TLSSocket) {
+        socket.once('secureConnect', () => {
+          hop.securedAt = performance.now();
+          this.add('tls_ms', hop.securedAt - (hop.connectedAt ?? hop.startedAt));
+          if (this.wantCertificate && this.hop === hop) this.certNotAfter = notAfter(socket);
+          if (this.hop === hop) this.progress = 'request';
+        });
+      }
+    });
+    request.once('finish', () => {
+      hop.sentAt = performance.now();
+      if (this.hop === hop && this.progress === 'request') this.progress = 'response';
+    });
+    request.once('response', () => {
+      const now = performance.now();
+      this.add('first_byte_ms', now - Math.max(hop.sentAt ?? 0, hop.securedAt ?? 0, hop.connectedAt ?? hop.startedAt));
+      if (this.hop === hop) {
+        this.progress = 'response';
+        this.hopResponded = true;
+      }
+    });
+  }
+
+  timings(): ProbeTimings {
+    return { ...this.sums, total_ms: performance.now() - this.startedAt };
+  }
+
+  outcome(
+    status: ProbeOutcome['status'],
+    phase: FailurePhase | null,
+    error: string | null,
+    extra: Pick<ProbeOutcome, 'http_status' | 'cert_not_after'> = {},
+  ): ProbeOutcome {
+    return {
+      status,
+      phase,
+      error: error === null ? null : error.slice(0, MAX_ERROR_LENGTH),
+      timings: this.timings(),
+      http_status: extra.http_status ?? null,
+      cert_not_after: extra.cert_not_after ?? null,
+      local_address: this.localAddress,
+    };
+  }
+
+  private add(key: keyof Trace['sums'], ms: number): void {
+    this.sums[key] = (this.sums[key] ?? 0) + Math.max(0, ms);
+  }
+}
+
+function notAfter(socket: TLSSocket): number | null {
+  const validTo = socket.getPeerCertificate().valid_to;
+  const ms = validTo ? Date.parse(validTo) : Number.NaN;
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
+}
+
+// ---- errors → outcomes ----------------------------------------------------------------------
+
+const CERTIFICATE_ERRORS: Readonly<Record<string, string>> = {
+  CERT_HAS_EXPIRED: 'certificate has expired',
+  CERT_NOT_YET_VALID: 'certificate is not yet valid',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed certificate',
+  SELF_SIGNED_CERT_IN_CHAIN: 'self-signed certificate in the chain',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'unable to verify the certificate (incomplete chain?)',
+  UNABLE_TO_GET_ISSUER_CERT: 'certificate issuer not found',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'certificate issuer is not trusted',
+  CERT_REVOKED: 'certificate has been revoked',
+  CERT_SIGNATURE_FAILURE: 'certificate signature is invalid',
+  CERT_UNTRUSTED: 'certificate is not trusted',
+  CERT_REJECTED: 'certificate was rejected',
+  INVALID_CA: 'invalid CA certificate in the chain',
+  INVALID_PURPOSE: 'certificate is not for TLS servers',
+  CERT_CHAIN_TOO_LONG: 'certificate chain too long',
+  PATH_LENGTH_EXCEEDED: 'certificate chain too long',
+};
+
+const RESET_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
+
+const RESET_MESSAGES: Readonly<Record<Exclude<Progress, 'dns'>, string>> = {
+  connect: 'connection reset',
+  tls: 'connection reset during the TLS handshake',
+  request: 'connection closed while sending the request',
+  response: 'connection closed before the response',
+};
+
+/**
+ * Maps a failed request to an outcome. Known codes name their phase; any other coded error
+ * is DOWN in the phase the check had reached. An uncoded error after a response (got refusing
+ * a redirect, e.g. to a UNIX socket) is the target's; before any response it is ours or got's,
+ * and is returned as an Error for runProbe to report as UNKNOWN/internal.
+ */
+function classify(error: Error, context: ProbeContext, trace: Trace): ProbeOutcome | Error {
+  if (context.signal.aborted) {
+    return { ...abortedOutcome(context.signal, trace.timings()), local_address: trace.localAddress };
+  }
+  if (error instanceof TimeoutError) {
+    return trace.outcome('down', 'timeout', `timed out after ${context.timeoutMs} ms`);
+  }
+  if (error instanceof MaxRedirectsError) {
+    return trace.outcome('down', 'response', `too many redirects (more than ${HTTPS_LIMITS.redirects})`, {
+      http_status: error.response.statusCode,
+    });
+  }
+  const code = errorCode(error);
+  if (code === null) {
+    return trace.hopResponded ? trace.outcome('down', 'response', `request failed: ${error.message}`) : error;
+  }
+  const phase = trace.progress;
+
+  const dns = DNS_ERRORS[code];
+  if (dns !== undefined) return trace.outcome('down', 'dns', dns);
+  if (phase === 'dns' || code.startsWith('EAI_')) return trace.outcome('down', 'dns', `DNS lookup failed (${code})`);
+
+  const connect = CONNECT_ERRORS[code];
+  if (connect !== undefined) return trace.outcome('down', 'connect', connect);
+  if (RESET_ERRORS.has(code)) {
+    if (trace.responded) return trace.outcome('down', 'response', 'connection closed while reading the response');
+    return trace.outcome('down', phase, RESET_MESSAGES[phase]);
+  }
+
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') {
+    return trace.outcome('down', 'tls', `certificate is not valid for ${trace.host}`);
+  }
+  const certificate = CERTIFICATE_ERRORS[code];
+  if (certificate !== undefined) return trace.outcome('down', 'tls', certificate);
+  if (/^(CERT_|CRL_|UNABLE_TO_|ERROR_IN_)/.test(code)) {
+    return trace.outcome('down', 'tls', `certificate verification failed (${code})`);
+  }
+  if (code === 'EPROTO' || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_')) {
+    return trace.outcome('down', 'tls', `TLS handshake failed (${code})`);
+  }
+
+  if (code.startsWith('HPE_')) return trace.outcome('down', 'response', `invalid HTTP response (${code})`);
+  if (code.startsWith('Z_') || code.startsWith('ERR__') || code === 'ERR_BROTLI_DECOMPRESSION_FAILED') {
+    return trace.outcome('down', 'response', 'could not decode the response body');
+  }
+  if (code === 'ERR_INVALID_URL' || code === 'ERR_UNSUPPORTED_PROTOCOL') {
+    return trace.outcome('down', 'response', 'redirect to an invalid or unsupported URL');
+  }
+  if (code === 'ERR_INVALID_CHAR' || code === 'ERR_INVALID_HTTP_TOKEN' || code === 'ERR_HTTP_INVALID_HEADER_VALUE') {
+    return trace.outcome('down', 'request', 'invalid request header');
+  }
+  return trace.outcome('down', trace.responded ? 'response' : phase, `request failed (${code})`);
+}
+
+/** The most specific code of a (got-wrapped) error, or null when it has none. */
+function errorCode(error: Error): string | null {
+  const generic = error instanceof RequestError ? 'ERR_GOT_REQUEST_ERROR' : null;
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && code !== generic && /^[A-Z0-9_]{2,64}$/.test(code)) return code;
+  }
+  return null;
+}

@@ -1,0 +1,32 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads a configuration class from environment variables, once, at boot. Property names
+ * are the variable names. Empty strings count as unset. A bad value throws a ConfigError
+ * naming every offending variable; nothing is coerced silently.
+ */
+export function loadEnv<T extends object>(cls: new () => T, env: Readonly<Record<string, string | undefined>>): T {
+  const plain: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') plain[key] = value;
+  }
+  const instance = plainToInstance(cls, plain, { excludeExtraneousValues: true, exposeDefaultValues: true });
+  const errors = validateSync(instance, { forbidUnknownValues: true });
+  if (errors.length > 0) {
+    throw new ConfigError(
+      errors.map((e) => {
+        const shown = plain[e.property] === undefined ? 'unset' : JSON.stringify(plain[e.property]);
+        return `${e.property} (${shown}): ${Object.values(e.constraints ?? {}).join('; ')}`;
+      }),
+    );
+  }
+  return instance;
+}

@@ -1,0 +1,16 @@
+/** A promise-based mutual exclusion lock (FIFO). */
+export class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}
