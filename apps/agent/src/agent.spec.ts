@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  checkIdOf,
+  subjectsFor,
+  toWireRequest,
+  type AgentHeartbeat,
+  type ProbeRequest,
+  type ProbeResult,
+} from '#contracts';
+import { ConfigError, connectNats, type NatsConnection } from '#runtime';
+import { describeWithNats, testNatsUrl } from '../../../test/support/nats.js';
+import { createAgentApp } from './app.js';
+import { loadAgentConfig } from './config.js';
+
+describe('agent configuration', () => {
+  it('needs NATS_URL and names every bad variable', () => {
+    let error: unknown;
+    try {
+      loadAgentConfig({ AGENT_REGIONS: 'mars-1', AGENT_HTTP_PORT: '99999', AGENT_PUBLIC_IPS: '1.2.3.4,not-an-ip' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const named = (error as ConfigError).problems.map((p) => p.split(' ')[0]).sort();
+    expect(named).toEqual(['AGENT_HTTP_PORT', 'AGENT_PUBLIC_IPS', 'AGENT_REGIONS', 'NATS_URL']);
+  });
+
+  it('reads regions, public addresses and limits', () => {
+    const config = loadAgentConfig({
+      NATS_URL: 'nats://127.0.0.1:4222',
+      AGENT_REGIONS: 'eu-west-1, us-east-1',
+      AGENT_PUBLIC_IPS: '203.0.113.7,2001:db8::7',
+      AGENT_MAX_IN_FLIGHT: '50',
+    });
+    expect(config).toMatchObject({
+      AGENT_REGIONS: ['eu-west-1', 'us-east-1'],
+      AGENT_PUBLIC_IPS: ['203.0.113.7', '2001:db8::7'],
+      AGENT_MAX_IN_FLIGHT: 50,
+      NATS_SUBJECT_PREFIX: 'picket',
+    });
+  });
+});
+
+describeWithNats('agent over NATS', () => {
+  const prefix = `test_${randomBytes(4).toString('hex')}`;
+  const subjects = subjectsFor(prefix);
+  let app: NestFastifyApplication;
+  let base: string;
+  let nc: NatsConnection;
+  let target: Server;
+  let slowTarget: Server;
+  const heartbeats: AgentHeartbeat[] = [];
+  const quiet = { log: () => undefined, warn: () => undefined };
+
+  function request(port: number, overrides: Partial<ProbeRequest> = {}): ProbeRequest {
+    const scheduledAt = Date.now();
+    return {
+      check_id: checkIdOf('6b0263b0aed78dd82a402afe', scheduledAt, 'eu-west-1'),
+      monitor_id: '6b0263b0aed78dd82a402afe',
+      region: 'eu-west-1',
+      scheduled_at: scheduledAt,
+      type: 'https',
+      settings: { url: `http://127.0.0.1:${port}/health`, check_certificate_expiration: false },
+      timeout_ms: 5000,
+      ...overrides,
+    };
+  }
+
+  async function ask(req: ProbeRequest | Record<string, unknown>, timeout = 10_000): Promise<ProbeResult> {
+    const wire = 'settings' in req && 'type' in req ? toWireRequest(req as ProbeRequest) : req;
+    const reply = await nc.request(subjects.probe('eu-west-1'), JSON.stringify(wire), { timeout });
+    return JSON.parse(reply.string()) as ProbeResult;
+  }
+
+  beforeAll(async () => {
+    target = createServer((_req, res) => res.end('ok')).listen(0, '127.0.0.1');
+    slowTarget = createServer((_req, res) => setTimeout(() => res.end('late'), 700)).listen(0, '127.0.0.1');
+    nc = await connectNats(testNatsUrl()!, 'agent-test', quiet);
+    nc.subscribe(subjects.heartbeat, {
+      callback: (_e, msg) => {
+        heartbeats.push(JSON.parse(msg.string()));
+      },
+    });
+    app = await createAgentApp(
+      loadAgentConfig({
+        NATS_URL: testNatsUrl()!,
+        NATS_SUBJECT_PREFIX: prefix,
+        AGENT_ID: 'agent-under-test',
+        AGENT_REGIONS: 'eu-west-1,sa-east-1',
+        AGENT_PUBLIC_IPS: '203.0.113.7',
+        AGENT_HEARTBEAT_SECONDS: '1',
+        AGENT_DRAIN_SECONDS: '10',
+      }),
+      false,
+    );
+    await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await nc?.drain();
+    target?.close();
+    slowTarget?.close();
+  });
+
+  it('answers a probe request of its region with a validated result', async () => {
+    const req = request((target.address() as AddressInfo).port);
+    const result = await ask(req);
+    expect(result).toMatchObject({
+      check_id: req.check_id,
+      monitor_id: req.monitor_id,
+      region: 'eu-west-1',
+      status: 'up',
+      phase: null,
+      http_status: 200,
+      agent_id: 'agent-under-test',
+    });
+    expect(result.timings.total_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('reports a failing target as DOWN, not as an error', async () => {
+    const result = await ask(request(1));
+    expect(result).toMatchObject({ status: 'down', phase: 'connect', agent_id: 'agent-under-test' });
+  });
+
+  it('drops invalid requests instead of running them (no reply)', async () => {
+    await expect(ask({ check_id: 'x', type: 'https' }, 500)).rejects.toThrow();
+  });
+
+  it('publishes heartbeats with its regions, addresses and capacity', async () => {
+    while (heartbeats.length === 0) await new Promise((r) => setTimeout(r, 50));
+    expect(heartbeats[0]).toMatchObject({
+      agent_id: 'agent-under-test',
+      regions: ['eu-west-1', 'sa-east-1'],
+      ipv4: ['203.0.113.7'],
+      ipv6: [],
+      max_in_flight: 2000,
+      icmp: true,
+    });
+  });
+
+  it('serves /healthz and /metrics', async () => {
+    const health = (await (await fetch(`${base}/healthz`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ status: 'ok', agent_id: 'agent-under-test', nats: true, icmp: true });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(
+      /picket_probe_duration_seconds_count\{[^}]*region="eu-west-1"[^}]*result="up"[^}]*\} [1-9]/,
+    );
+    expect(metrics).toContain('picket_probes_in_flight');
+    expect(metrics).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('drains on shutdown: a running check still gets its answer, new work finds no agent', async () => {
+    const pending = ask(request((slowTarget.address() as AddressInfo).port));
+    await new Promise((r) => setTimeout(r, 200));
+    await app.close();
+    const result = await pending;
+    expect(result).toMatchObject({ status: 'up', http_status: 200 });
+    await expect(ask(request((target.address() as AddressInfo).port), 2000)).rejects.toThrow(/503|no responders/i);
+  });
+});
