@@ -1,0 +1,63 @@
+import type { ContactError } from '../contacts/contact.entity.js';
+import type { DeliveryClass } from './notifier.js';
+
+/** After this many consecutive failed deliveries a contact is deactivated (DECISIONS §5). */
+export const DEACTIVATE_AFTER = 5;
+
+export interface ContactHealth {
+  active: boolean;
+  consecutiveFailures: number;
+  error: ContactError | null;
+}
+
+/** How a delivery ended for the contact's bookkeeping. */
+export type DeliveryEnd =
+  | { kind: 'delivered' }
+  /** Failed for good: permanent answer, rejected body, or out of retry time. */
+  | { kind: 'failed'; class: DeliveryClass; detail: string; at: number }
+  /** Picket's own configuration stands in the way (no SMTP relay, VAPID mismatch). */
+  | { kind: 'config'; detail: string; at: number };
+
+const ERROR_CODES: Partial<Record<DeliveryClass, string>> = {
+  disable: 'DESTINATION_REJECTED',
+  bug: 'DELIVERY_REJECTED',
+  retry: 'DELIVERY_EXPIRED',
+};
+
+/**
+ * The contact after a delivery: success clears the count; a failed delivery counts and sets
+ * `error`, and the fifth in a row deactivates the contact; configuration problems set `error`
+ * but neither count nor deactivate.
+ */
+export function afterDelivery(health: ContactHealth, end: DeliveryEnd): ContactHealth & { deactivated: boolean } {
+  switch (end.kind) {
+    case 'delivered':
+      return { active: health.active, consecutiveFailures: 0, error: null, deactivated: false };
+    case 'config':
+      return {
+        ...health,
+        error: {
+          code: 'SERVER_CONFIGURATION',
+          message: end.detail,
+          failed_at: Math.floor(end.at / 1000),
+          consecutive_failures: health.consecutiveFailures,
+        },
+        deactivated: false,
+      };
+    case 'failed': {
+      const failures = health.consecutiveFailures + 1;
+      const deactivate = health.active && failures >= DEACTIVATE_AFTER;
+      return {
+        active: health.active && !deactivate,
+        consecutiveFailures: failures,
+        error: {
+          code: ERROR_CODES[end.class] ?? 'DELIVERY_FAILED',
+          message: end.detail,
+          failed_at: Math.floor(end.at / 1000),
+          consecutive_failures: failures,
+        },
+        deactivated: deactivate,
+      };
+    }
+  }
+}

@@ -1,0 +1,414 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { In, type DataSource, type FindOptionsWhere } from 'typeorm';
+import { createRegistry, ManualClock, newObjectId } from '#runtime';
+import { testDatabases, type TestDatabase } from '../../../../test/support/databases.js';
+import { AccountEntity } from '../auth/account.entity.js';
+import { loadCoordinatorConfig } from '../config.js';
+import { ContactEntity } from '../contacts/contact.entity.js';
+import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
+import { Database } from '../database/database.js';
+import { migrate } from '../database/migrate.js';
+import { IncidentEntity } from '../incidents/incident.entity.js';
+import { MonitorContactEntity, MonitorEntity } from '../monitors/monitor.entity.js';
+import { Dispatcher } from './dispatcher.js';
+import { NotificationAttemptEntity, NotificationEntity } from './notification.entity.js';
+import type { NotificationEvent } from './notification-event.js';
+import type { DeliveryOutcome, NotifierTable } from './notifier.js';
+import { NotifyMetrics } from './notify-metrics.js';
+import { OutboxService } from './outbox.service.js';
+import { RETRY_DELAYS_MS } from './retry-policy.js';
+
+/**
+ * The outbox and its dispatcher on real databases with an injected clock. The channel
+ * notifier is a recording stand-in answering what each test scripts: what is under test
+ * here is who gets a row, when attempts happen, and what a contact's failures lead to.
+ */
+type Script = (event: NotificationEvent, contactId: string) => DeliveryOutcome;
+
+class Harness {
+  readonly calls: { event: NotificationEvent; contactId: string; at: number }[] = [];
+  script: Script = () => ({ class: 'ok', status: 202, detail: 'HTTP 202' });
+  readonly clock = new ManualClock(Date.UTC(2026, 10, 22, 10, 0, 0));
+  db!: Database;
+  outbox!: OutboxService;
+  dispatcher!: Dispatcher;
+  accountId = newObjectId(this.clock.now());
+
+  constructor(readonly dataSource: DataSource) {}
+
+  async init(): Promise<this> {
+    await migrate(this.dataSource);
+    this.db = new Database(this.dataSource);
+    const config = loadCoordinatorConfig({ DATABASE_URL: 'sqlite::memory:' });
+    this.outbox = new OutboxService(this.db, config, this.clock);
+    const record = (details: Record<string, unknown>, event: NotificationEvent) => {
+      const contactId = String(details.contact_id);
+      this.calls.push({ event, contactId, at: this.clock.now() });
+      return Promise.resolve(this.script(event, contactId));
+    };
+    const notifier = { deliver: record };
+    const table = Object.fromEntries(
+      [
+        'email',
+        'webhook',
+        'chatone',
+        'chattwo',
+        'chatthree',
+        'paging',
+        'incidentmgmt',
+        'alerting',
+        'ticketing',
+        'push',
+      ].map((c) => [c, notifier]),
+    ) as unknown as NotifierTable;
+    this.dispatcher = new Dispatcher(this.db, table, config, new NotifyMetrics(createRegistry()), this.clock);
+    this.dispatcher.random = () => 0.5; // no jitter: exact schedule
+    await this.dataSource.manager.insert(AccountEntity, {
+      id: this.accountId,
+      name: 'a',
+      subscriptionStatus: 'active',
+      createdAt: 1,
+    });
+    return this;
+  }
+
+  async contact(flags: Partial<ContactEntity> = {}): Promise<string> {
+    const id = newObjectId(this.clock.now());
+    const contact = Object.assign(new ContactEntity(), {
+      id,
+      accountId: this.accountId,
+      name: `c-${id.slice(-4)}`,
+      channel: 'webhook',
+      // The stand-in notifier reads the contact id from its details.
+      details: { url: 'https://hooks.example.com', secret: null, contact_id: id },
+      active: true,
+      downAlertsOnly: false,
+      error: null,
+      consecutiveFailures: 0,
+      createdAt: 1,
+      updatedAt: 1,
+      ...flags,
+    });
+    await this.dataSource.manager.save(contact);
+    return id;
+  }
+
+  async monitor(contactIds: string[], flags: Partial<MonitorEntity> = {}): Promise<string> {
+    const id = newObjectId(this.clock.now());
+    await this.dataSource.manager.insert(MonitorEntity, {
+      id,
+      accountId: this.accountId,
+      name: 'API (prod)',
+      active: true,
+      checkInterval: 60,
+      timeout: 10,
+      failThreshold: 2,
+      regions: ['eu-west-1', 'us-east-1'],
+      monitorType: 'https',
+      settings: { url: 'https://api.example.com/health', check_certificate_expiration: false },
+      lastStatus: 'up',
+      lastStatusChange: 1,
+      createdAt: 1,
+      updatedAt: 1,
+      ...flags,
+    });
+    if (contactIds.length > 0) {
+      await this.dataSource.manager.insert(
+        MonitorContactEntity,
+        contactIds.map((contactId, position) => ({ monitorId: id, contactId, position })),
+      );
+    }
+    return id;
+  }
+
+  transition(monitorId: string, status: 'up' | 'down', reason: string | null = 'HTTP 503') {
+    return this.outbox.recordTransition({
+      monitorId,
+      status,
+      changedAt: Math.floor(this.clock.now() / 1000),
+      reason: status === 'down' ? reason : null,
+      evidence: {
+        'eu-west-1': {
+          status,
+          response_time_ms: 12,
+          error: status === 'down' ? reason : null,
+          checked_at: 1,
+          checker_ip: null,
+        },
+      },
+    });
+  }
+
+  rows(where: FindOptionsWhere<NotificationEntity> = {}) {
+    return this.dataSource.manager.find(NotificationEntity, { where, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  contactRow(id: string) {
+    return this.dataSource.manager.findOneByOrFail(ContactEntity, { id });
+  }
+}
+
+describe.each(testDatabases())('outbox and dispatcher on $name', (kind) => {
+  const open: DataSource[] = [];
+  let db: TestDatabase | undefined;
+
+  async function harness(): Promise<Harness> {
+    db ??= await kind.create();
+    const ds = await openDataSource(parseDatabaseUrl(db.url)!);
+    open.push(ds);
+    return new Harness(ds).init();
+  }
+
+  afterEach(async () => {
+    for (const ds of open.splice(0)) await ds.destroy();
+    await db?.drop();
+    db = undefined;
+  });
+
+  it('down opens one incident and queues monitor.down for each active contact, in one commit', async () => {
+    const h = await harness();
+    const a = await h.contact();
+    const b = await h.contact({ downAlertsOnly: true });
+    const inactive = await h.contact({ active: false });
+    const m = await h.monitor([a, b, inactive]);
+    await h.transition(m, 'down');
+    await h.transition(m, 'down'); // a second down for the same outage changes nothing
+    const incidents = await h.dataSource.manager.findBy(IncidentEntity, { monitorId: m });
+    expect(incidents).toHaveLength(1);
+    expect(incidents[0]).toMatchObject({ reason: 'HTTP 503', resolvedAt: null, monitorName: 'API (prod)' });
+    const rows = await h.rows();
+    expect(rows.map((r) => [r.contactId, r.event, r.state])).toEqual([
+      [a, 'monitor.down', 'pending'],
+      [b, 'monitor.down', 'pending'],
+    ]);
+    expect(rows[0]!.payload).toMatchObject({
+      event: 'monitor.down',
+      status: 'down',
+      error: 'HTTP 503',
+      incidentId: incidents[0]!.id,
+      dedupKey: `${m}-${incidents[0]!.id}`,
+      severity: 'critical',
+      regions: [{ region: 'eu-west-1', status: 'down', error: 'HTTP 503' }],
+    });
+    expect((await h.dataSource.manager.findOneByOrFail(MonitorEntity, { id: m })).lastStatus).toBe('down');
+  });
+
+  it('up resolves the incident and queues monitor.up, skipping down_alerts_only contacts', async () => {
+    const h = await harness();
+    const a = await h.contact();
+    const b = await h.contact({ downAlertsOnly: true });
+    const m = await h.monitor([a, b]);
+    await h.transition(m, 'down');
+    h.clock.advance(720_000);
+    await h.transition(m, 'up');
+    const [incident] = await h.dataSource.manager.findBy(IncidentEntity, { monitorId: m });
+    expect(incident!.resolvedAt! - incident!.startedAt).toBe(720);
+    const ups = await h.rows({ event: 'monitor.up' });
+    expect(ups.map((r) => r.contactId)).toEqual([a]);
+    expect(ups[0]!.payload).toMatchObject({
+      status: 'up',
+      error: null,
+      durationSeconds: 720,
+      dedupKey: `${m}-${incident!.id}`,
+    });
+  });
+
+  it('a paused monitor records its status but opens no incident and notifies nobody', async () => {
+    const h = await harness();
+    const a = await h.contact();
+    const m = await h.monitor([a], { active: false });
+    await h.transition(m, 'down');
+    expect((await h.dataSource.manager.findOneByOrFail(MonitorEntity, { id: m })).lastStatus).toBe('down');
+    expect(await h.dataSource.manager.count(IncidentEntity)).toBe(0);
+    expect(await h.rows()).toHaveLength(0);
+  });
+
+  it('delivers each row once, logs the attempt, and hands the opening ref to the closing event', async () => {
+    const h = await harness();
+    const a = await h.contact();
+    const m = await h.monitor([a]);
+    h.script = (event) => ({
+      class: 'ok',
+      status: 201,
+      detail: 'HTTP 201',
+      ref: event.event === 'monitor.down' ? 'T-1' : undefined,
+    });
+    await h.transition(m, 'down');
+    await h.dispatcher.runOnce();
+    await h.dispatcher.runOnce();
+    h.clock.advance(60_000);
+    await h.transition(m, 'up');
+    await h.dispatcher.runOnce();
+    expect(h.calls.map((c) => [c.event.event, c.event.openRef])).toEqual([
+      ['monitor.down', null],
+      ['monitor.up', 'T-1'],
+    ]);
+    const rows = await h.rows();
+    expect(rows.map((r) => [r.state, r.attempts])).toEqual([
+      ['delivered', 1],
+      ['delivered', 1],
+    ]);
+    expect(h.calls[0]!.event.id).toBe(rows[0]!.id);
+    const attempts = await h.dataSource.manager.findBy(NotificationAttemptEntity, { notificationId: rows[0]!.id });
+    expect(attempts).toEqual([expect.objectContaining({ outcome: 'ok', status: 201, detail: 'HTTP 201' })]);
+  });
+
+  it('retries transient failures on the schedule (at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h), then gives up', async () => {
+    const h = await harness();
+    const a = await h.contact();
+    const m = await h.monitor([a]);
+    h.script = () => ({ class: 'retry', status: 503, detail: 'HTTP 503' });
+    await h.transition(m, 'down');
+    const start = h.clock.now();
+    for (let guard = 0; guard < 20; guard++) {
+      await h.dispatcher.runOnce();
+      const [row] = await h.rows();
+      if (row!.state !== 'pending') break;
+      h.clock.set(row!.nextAttemptAt);
+    }
+    const offsets = h.calls.map((c) => c.at - start);
+    let expected = 0;
+    const schedule = [0, ...RETRY_DELAYS_MS.map((d) => (expected += d))];
+    expect(offsets).toEqual(schedule);
+    const [row] = await h.rows();
+    expect(row).toMatchObject({ state: 'failed', attempts: 8, lastClass: 'retry', lastStatus: 503 });
+    expect(await h.dataSource.manager.count(NotificationAttemptEntity)).toBe(8);
+    const contact = await h.contactRow(a);
+    expect(contact.consecutiveFailures).toBe(1);
+    expect(contact.error).toMatchObject({ code: 'DELIVERY_EXPIRED', consecutive_failures: 1 });
+  });
+
+  it("honours the provider's Retry-After instead of the schedule", async () => {
+    const h = await harness();
+    const a = await h.contact();
+    const m = await h.monitor([a]);
+    h.script = () => ({ class: 'retry', status: 429, detail: 'HTTP 429', retryAfterMs: 42_000 });
+    await h.transition(m, 'down');
+    const before = h.clock.now();
+    await h.dispatcher.runOnce();
+    const [row] = await h.rows();
+    expect(row!.nextAttemptAt).toBe(before + 42_000);
+    expect(h.calls).toHaveLength(1);
+  });
+
+  it('deactivates a contact after five consecutive failed deliveries; a success in between resets', async () => {
+    const h = await harness();
+    const a = await h.contact();
+    const m = await h.monitor([a]);
+    let answers: DeliveryOutcome['class'][] = ['disable', 'disable', 'ok', 'disable', 'disable', 'disable', 'disable'];
+    h.script = () => {
+      const cls = answers[0] ?? 'disable';
+      answers = answers.slice(1);
+      return { class: cls, status: cls === 'ok' ? 200 : 410, detail: cls === 'ok' ? 'HTTP 200' : 'HTTP 410' };
+    };
+    for (let i = 0; i < 7; i++) {
+      await h.transition(m, i % 2 === 0 ? 'down' : 'up');
+      await h.dispatcher.runOnce();
+      h.clock.advance(1000);
+    }
+    let contact = await h.contactRow(a);
+    expect(contact).toMatchObject({ active: true, consecutiveFailures: 4 });
+    await h.transition(m, 'up');
+    await h.dispatcher.runOnce();
+    contact = await h.contactRow(a);
+    expect(contact.active).toBe(false);
+    expect(contact.error).toEqual({
+      code: 'DESTINATION_REJECTED',
+      message: 'HTTP 410',
+      failed_at: Math.floor(h.clock.now() / 1000),
+      consecutive_failures: 5,
+    });
+    // An inactive contact gets nothing more: later rows are cancelled without a call.
+    const calls = h.calls.length;
+    await h.dataSource.manager.update(ContactEntity, { id: a }, { active: true });
+    await h.transition(m, 'down');
+    await h.dataSource.manager.update(ContactEntity, { id: a }, { active: false });
+    await h.dispatcher.runOnce();
+    expect(h.calls).toHaveLength(calls);
+    expect((await h.rows({ state: 'cancelled' })).length).toBe(1);
+  });
+
+  it('warns about an expiring certificate once at 14 days and once at 1 day, per certificate', async () => {
+    const h = await harness();
+    const a = await h.contact();
+    const m = await h.monitor([a]);
+    const day = 86_400;
+    const now = () => Math.floor(h.clock.now() / 1000);
+    const notAfter = now() + 20 * day;
+    expect(await h.outbox.recordCertificate(m, notAfter)).toEqual([]); // 20 days: nothing yet
+    h.clock.advance(7 * day * 1000); // 13 days left
+    expect(await h.outbox.recordCertificate(m, notAfter)).toEqual([14]);
+    expect(await h.outbox.recordCertificate(m, notAfter)).toEqual([]); // once
+    h.clock.advance(12.5 * day * 1000); // half a day left
+    expect(await h.outbox.recordCertificate(m, notAfter)).toEqual([1]);
+    const renewed = now() + 10 * day; // a new certificate is a new warning
+    expect(await h.outbox.recordCertificate(m, renewed)).toEqual([14]);
+    const rows = await h.rows({ event: 'certificate.expiring' });
+    expect(rows).toHaveLength(3);
+    expect(rows[0]!.payload).toMatchObject({
+      certificateExpiresAt: notAfter,
+      dedupKey: `${m}-cert-${notAfter}`,
+      severity: 'medium',
+      incidentId: null,
+    });
+    expect(rows[2]!.payload.dedupKey).toBe(`${m}-cert-${renewed}`);
+    // Expired already: that is a TLS failure (DOWN), not a warning.
+    expect(await h.outbox.recordCertificate(m, now() - 10)).toEqual([]);
+  });
+
+  it("Picket's own configuration failures set error, keep retrying, and never deactivate", async () => {
+    const h = await harness();
+    const a = await h.contact({ consecutiveFailures: 4 });
+    const m = await h.monitor([a]);
+    h.script = () => ({ class: 'config', status: null, detail: 'no SMTP relay configured (SMTP_URL)' });
+    await h.transition(m, 'down');
+    await h.dispatcher.runOnce();
+    const contact = await h.contactRow(a);
+    expect(contact).toMatchObject({ active: true, consecutiveFailures: 4 });
+    expect(contact.error).toMatchObject({
+      code: 'SERVER_CONFIGURATION',
+      message: 'no SMTP relay configured (SMTP_URL)',
+    });
+    const [row] = await h.rows();
+    expect(row!.state).toBe('pending');
+  });
+});
+
+/**
+ * Several coordinators share one PostgreSQL: claims use FOR UPDATE SKIP LOCKED. (SQLite is
+ * the single-process embedded database: one dispatcher by design.)
+ */
+const postgres = testDatabases().filter((k) => k.name === 'postgres');
+if (postgres.length > 0) {
+  describe('dispatchers sharing PostgreSQL', () => {
+    const open: DataSource[] = [];
+    let db: TestDatabase | undefined;
+
+    afterEach(async () => {
+      for (const ds of open.splice(0)) await ds.destroy();
+      await db?.drop();
+      db = undefined;
+    });
+
+    async function harness(): Promise<Harness> {
+      db ??= await postgres[0]!.create();
+      const ds = await openDataSource(parseDatabaseUrl(db.url)!);
+      open.push(ds);
+      return new Harness(ds).init();
+    }
+
+    it('two dispatchers on one database never deliver a row twice', async () => {
+      const h1 = await harness();
+      const h2 = await harness();
+      h2.script = h1.script;
+      const contacts = await Promise.all(Array.from({ length: 30 }, () => h1.contact()));
+      const monitors = await Promise.all(contacts.map((c) => h1.monitor([c])));
+      for (const m of monitors) await h1.transition(m, 'down');
+      await Promise.all([h1.dispatcher.runOnce(), h2.dispatcher.runOnce(), h1.dispatcher.runOnce()]);
+      const delivered = [...h1.calls, ...h2.calls].map((c) => c.event.id);
+      expect(delivered).toHaveLength(30);
+      expect(new Set(delivered).size).toBe(30);
+      expect((await h1.rows({ id: In(delivered) })).every((r) => r.state === 'delivered')).toBe(true);
+    });
+  });
+}

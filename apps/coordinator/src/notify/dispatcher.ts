@@ -1,0 +1,267 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { In, LessThanOrEqual, type EntityManager } from 'typeorm';
+import { CLOCK, newObjectId, type Clock } from '#runtime';
+import { CoordinatorConfig } from '../config.js';
+import type { Channel, ChannelDetails } from '../contacts/channels.js';
+import { ContactEntity } from '../contacts/contact.entity.js';
+import { Database } from '../database/database.js';
+import { afterDelivery, type DeliveryEnd } from './contact-health.js';
+import { NOTIFY_TIMEOUT_MS } from './http-sender.js';
+import { NotificationAttemptEntity, NotificationEntity } from './notification.entity.js';
+import type { NotificationEvent } from './notification-event.js';
+import type { DeliveryOutcome, Notifier, NotifierTable } from './notifier.js';
+import { NotifyMetrics } from './notify-metrics.js';
+import { nextAttemptAt } from './retry-policy.js';
+
+export const NOTIFIERS = Symbol('NOTIFIERS');
+
+type RowUpdate = Partial<Omit<NotificationEntity, 'account' | 'contact' | 'monitor' | 'incident' | 'payload'>>;
+
+/** A claimed row belongs to one dispatcher this long (longer than any attempt). */
+export const CLAIM_MS = 60_000;
+const BATCH = 20;
+const POLL_MS = 1_000;
+
+/**
+ * The only sender and the only retry loop. It claims due outbox rows (FOR UPDATE SKIP LOCKED
+ * on PostgreSQL, so several coordinators never send the same row at once), delivers each
+ * through its channel's notifier, logs the attempt, and schedules a retry, finishes the row,
+ * or gives up — updating the contact's failure count and deactivating it after five failed
+ * deliveries in a row. A crash between sending and recording repeats the delivery with the
+ * same ids (at least once; receivers deduplicate).
+ */
+@Injectable()
+export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Notifications');
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private readonly shutdown = new AbortController();
+  /** The jitter source of retry delays (tests fix it). */
+  random: () => number = Math.random;
+
+  constructor(
+    private readonly db: Database,
+    @Inject(NOTIFIERS) private readonly notifiers: NotifierTable,
+    private readonly config: CoordinatorConfig,
+    private readonly metrics: NotifyMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    metrics.trackOutbox(() => this.depth());
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.DISPATCH_ENABLED === 'false') {
+      this.logger.warn('DISPATCH_ENABLED=false: notifications wait in the outbox');
+      this.stopped = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    const running = this.running;
+    if (running) {
+      const grace = new Promise((resolve) => setTimeout(resolve, NOTIFY_TIMEOUT_MS).unref());
+      await Promise.race([running, grace]);
+      this.shutdown.abort(new Error('coordinator stopping'));
+    }
+    const closing = Object.values(this.notifiers).map((n: Notifier<Channel>) => n.close?.() ?? Promise.resolve());
+    await Promise.all(closing);
+  }
+
+  /** New rows were committed: look at once instead of at the next poll. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  /** Delivers everything due now; resolves when the outbox has nothing due (tests call it). */
+  async runOnce(): Promise<void> {
+    for (;;) {
+      const rows = await this.claim(this.clock.now());
+      if (rows.length === 0) return;
+      await Promise.all(rows.map((row) => this.deliver(row)));
+    }
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .catch((error: unknown) => this.logger.warn(`dispatch round failed: ${String(error)}`))
+        .finally(() => {
+          this.running = null;
+          const next = this.again ? 0 : POLL_MS;
+          this.again = false;
+          this.schedule(next);
+        });
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Takes up to BATCH due rows for this dispatcher. */
+  private claim(now: number): Promise<NotificationEntity[]> {
+    return this.db.transaction(async (m) => {
+      const qb = m
+        .createQueryBuilder(NotificationEntity, 'n')
+        .select('n.id', 'id')
+        .where('n.state = :state', { state: 'pending' })
+        .andWhere('n.next_attempt_at <= :now', { now })
+        .andWhere('n.locked_until <= :now', { now })
+        .orderBy('n.next_attempt_at', 'ASC')
+        .limit(BATCH);
+      if (this.db.dialect === 'postgres') qb.setLock('pessimistic_write').setOnLocked('skip_locked');
+      const ids = (await qb.getRawMany<{ id: string }>()).map((r) => r.id);
+      if (ids.length === 0) return [];
+      await m.update(NotificationEntity, { id: In(ids) }, { lockedUntil: now + CLAIM_MS });
+      return m.findBy(NotificationEntity, { id: In(ids) });
+    });
+  }
+
+  private async deliver(row: NotificationEntity): Promise<void> {
+    const contact = await this.db.manager.findOneBy(ContactEntity, { id: row.contactId });
+    if (!contact || !contact.active) {
+      await this.db.transaction((m) =>
+        m.update(NotificationEntity, { id: row.id }, { state: 'cancelled', lockedUntil: 0 }).then(() => undefined),
+      );
+      return;
+    }
+    const event: NotificationEvent = { ...row.payload, id: row.id, openRef: await this.openRef(row) };
+    const started = this.clock.now();
+    const outcome = await this.attempt(contact.channel, contact.details, event);
+    this.metrics.recordDelivery(contact.channel, outcome.class);
+    if (outcome.class === 'bug') {
+      this.logger.error(`${contact.channel} rejected the notification Picket built (${outcome.detail}); row ${row.id}`);
+    }
+    await this.record(row, contact.id, outcome, started);
+  }
+
+  /** One attempt, bounded by the per-attempt limit; a throwing notifier is a bug of ours, retried. */
+  async attempt(
+    channel: Channel,
+    details: Record<string, unknown>,
+    event: NotificationEvent,
+  ): Promise<DeliveryOutcome> {
+    const signal = AbortSignal.any([AbortSignal.timeout(NOTIFY_TIMEOUT_MS + 1000), this.shutdown.signal]);
+    const notifier = this.notifiers[channel] as Notifier<Channel>;
+    try {
+      return await notifier.deliver(details as unknown as ChannelDetails[Channel], event, {
+        signal,
+        now: () => this.clock.now(),
+      });
+    } catch (error) {
+      this.logger.error(`${channel} notifier threw: ${error instanceof Error ? error.stack : String(error)}`);
+      return { class: 'retry', status: null, detail: 'internal error while sending' };
+    }
+  }
+
+  /** What the opening delivery of the same outage to the same contact stored (for closing calls). */
+  private async openRef(row: NotificationEntity): Promise<string | null> {
+    if (row.event !== 'monitor.up' || row.incidentId === null) return null;
+    const opening = await this.db.manager.findOneBy(NotificationEntity, {
+      contactId: row.contactId,
+      incidentId: row.incidentId,
+      event: 'monitor.down',
+    });
+    return opening?.ref ?? null;
+  }
+
+  private async record(row: NotificationEntity, contactId: string, outcome: DeliveryOutcome, started: number) {
+    const now = this.clock.now();
+    const attempts = row.attempts + 1;
+    let end: DeliveryEnd | null = null;
+    const update: RowUpdate = {
+      attempts,
+      lastAttemptAt: now,
+      lastClass: outcome.class,
+      lastStatus: outcome.status,
+      lastDetail: outcome.detail,
+      lockedUntil: 0,
+    };
+    if (outcome.class === 'ok') {
+      Object.assign(update, { state: 'delivered', deliveredAt: now, ref: outcome.ref ?? null });
+      end = { kind: 'delivered' };
+    } else if (outcome.class === 'retry' || outcome.class === 'config') {
+      const next = nextAttemptAt({
+        attempts,
+        createdAt: row.createdAt,
+        now,
+        retryAfterMs: outcome.retryAfterMs,
+        random: this.random(),
+      });
+      if (next === null) {
+        update.state = 'failed';
+        end =
+          outcome.class === 'config'
+            ? { kind: 'config', detail: outcome.detail, at: now }
+            : {
+                kind: 'failed',
+                class: 'retry',
+                detail: `gave up after ${attempts} attempts: ${outcome.detail}`,
+                at: now,
+              };
+      } else {
+        update.nextAttemptAt = next;
+        if (outcome.class === 'config') end = { kind: 'config', detail: outcome.detail, at: now };
+      }
+    } else {
+      update.state = 'failed';
+      end = { kind: 'failed', class: outcome.class, detail: outcome.detail, at: now };
+    }
+    let deactivated = false;
+    await this.db.transaction(async (m) => {
+      await m.insert(NotificationAttemptEntity, {
+        id: newObjectId(now),
+        notificationId: row.id,
+        attemptedAt: started,
+        outcome: outcome.class,
+        status: outcome.status,
+        detail: outcome.detail,
+        durationMs: Math.max(0, now - started),
+      });
+      await m.update(NotificationEntity, { id: row.id }, update);
+      if (end) deactivated = await this.updateContact(m, contactId, end);
+    });
+    if (deactivated) {
+      this.metrics.recordDeactivation();
+      this.logger.warn(`contact ${contactId} deactivated after consecutive failed deliveries`);
+    }
+  }
+
+  private async updateContact(m: EntityManager, contactId: string, end: DeliveryEnd): Promise<boolean> {
+    const contact = await m.findOne(ContactEntity, {
+      where: { id: contactId },
+      ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!contact) return false;
+    const next = afterDelivery(contact, end);
+    if (
+      next.active === contact.active &&
+      next.consecutiveFailures === contact.consecutiveFailures &&
+      JSON.stringify(next.error) === JSON.stringify(contact.error)
+    ) {
+      return false;
+    }
+    await m.update(
+      ContactEntity,
+      { id: contactId },
+      { active: next.active, consecutiveFailures: next.consecutiveFailures, error: next.error },
+    );
+    return next.deactivated;
+  }
+
+  private async depth(): Promise<{ pending: number; oldestAgeSeconds: number }> {
+    const pending = await this.db.manager.count(NotificationEntity, { where: { state: 'pending' } });
+    const oldest = await this.db.manager.findOne(NotificationEntity, {
+      where: { state: 'pending', createdAt: LessThanOrEqual(this.clock.now()) },
+      order: { createdAt: 'ASC' },
+    });
+    return { pending, oldestAgeSeconds: oldest ? Math.max(0, (this.clock.now() - oldest.createdAt) / 1000) : 0 };
+  }
+}

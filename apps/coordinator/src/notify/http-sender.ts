@@ -1,0 +1,111 @@
+import got, { type Agents } from 'got';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { rootCertificates } from 'node:tls';
+import type { LookupFunction } from 'node:net';
+
+/** Per-attempt time limit for every notification (connect + TLS + response). */
+export const NOTIFY_TIMEOUT_MS = 15_000;
+
+/** How much of a provider's answer is read (error codes live in small bodies). */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface HttpRequest {
+  method: 'POST' | 'PUT' | 'PATCH';
+  url: string;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The first 64 KiB of the answer, for classification only: never shown to users. */
+  body: string;
+}
+
+/** A request that got no HTTP answer: network error, TLS failure, timeout or abort. */
+export class NetworkError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'NetworkError';
+  }
+}
+
+export interface HttpSenderOptions {
+  /** Extra trusted CA certificates (PEM): private PKI, tests. Added to Node's bundled roots. */
+  ca?: string[];
+  /** Name resolution for every connection (the egress guard of a later milestone plugs in here). */
+  lookup?: LookupFunction;
+  timeoutMs?: number;
+}
+
+/**
+ * The one HTTP client of the notifiers: no redirects followed (3xx is an answer), no retries
+ * (only the dispatcher retries), 15 s per attempt, TLS always verified, fresh connections.
+ */
+export class HttpSender {
+  private readonly ca: string[] | undefined;
+
+  constructor(private readonly options: HttpSenderOptions = {}) {
+    this.ca = options.ca?.length ? [...rootCertificates, ...options.ca] : undefined;
+  }
+
+  async send(request: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
+    const http = new HttpAgent({ keepAlive: false, lookup: this.options.lookup });
+    const https = new HttpsAgent({
+      keepAlive: false,
+      lookup: this.options.lookup,
+      ca: this.ca,
+      rejectUnauthorized: true,
+    });
+    const agents: Agents = { http, https };
+    try {
+      const response = await got(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        agent: agents,
+        followRedirect: false,
+        throwHttpErrors: false,
+        retry: { limit: 0 },
+        timeout: { request: this.options.timeoutMs ?? NOTIFY_TIMEOUT_MS },
+        signal,
+        decompress: true,
+        responseType: 'buffer',
+      });
+      const body = response.rawBody.subarray(0, MAX_RESPONSE_BYTES).toString('utf8');
+      return { status: response.statusCode, headers: response.headers, body };
+    } catch (error) {
+      const e = error as { code?: unknown; name?: string; message?: string };
+      const code = typeof e.code === 'string' ? e.code : e.name === 'AbortError' ? 'ABORTED' : 'ERROR';
+      throw new NetworkError(code, networkMessage(code));
+    } finally {
+      http.destroy();
+      https.destroy();
+    }
+  }
+}
+
+function networkMessage(code: string): string {
+  switch (code) {
+    case 'ETIMEDOUT':
+      return 'no answer in time';
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+      return 'host name not found';
+    case 'ECONNRESET':
+      return 'connection reset';
+    case 'ABORTED':
+    case 'ERR_ABORTED':
+      return 'attempt cancelled';
+    default:
+      return /^(CERT_|ERR_TLS|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)
+        ? `TLS verification failed (${code})`
+        : `network error (${code})`;
+  }
+}
