@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../database/database.js';
+import { AccountEntity, type SubscriptionStatus } from './account.entity.js';
+import { ApiKeyEntity } from './api-key.entity.js';
+
+/** Accounts and their API keys. */
+@Injectable()
+export class AccountsRepository {
+  constructor(private readonly db: Database) {}
+
+  async insertAccountWithKey(account: AccountEntity, key: ApiKeyEntity): Promise<void> {
+    await this.db.transaction(async (m) => {
+      await m.insert(AccountEntity, account);
+      await m.insert(ApiKeyEntity, key);
+    });
+  }
+
+  async insertKey(key: ApiKeyEntity): Promise<void> {
+    await this.db.transaction((m) => m.insert(ApiKeyEntity, key).then(() => undefined));
+  }
+
+  findAccount(id: string): Promise<AccountEntity | null> {
+    return this.db.manager.findOneBy(AccountEntity, { id });
+  }
+
+  async countAccounts(): Promise<number> {
+    return this.db.manager.count(AccountEntity);
+  }
+
+  findKeyByHash(keyHash: string): Promise<ApiKeyEntity | null> {
+    return this.db.manager.findOneBy(ApiKeyEntity, { keyHash });
+  }
+
+  findKey(id: string): Promise<ApiKeyEntity | null> {
+    return this.db.manager.findOneBy(ApiKeyEntity, { id });
+  }
+
+  /** Marks a key revoked; returns false when there is no such key. */
+  async revokeKey(id: string, at: number): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      const key = await m.findOneBy(ApiKeyEntity, { id });
+      if (!key) return false;
+      if (key.revokedAt === null) await m.update(ApiKeyEntity, { id }, { revokedAt: at });
+      return true;
+    });
+  }
+
+  async touchKey(id: string, at: number): Promise<void> {
+    await this.db.transaction((m) => m.update(ApiKeyEntity, { id }, { lastUsedAt: at }).then(() => undefined));
+  }
+
+  /** Returns false when there is no such account. */
+  async setSubscription(id: string, status: SubscriptionStatus): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      const result = await m.update(AccountEntity, { id }, { subscriptionStatus: status });
+      return (result.affected ?? 0) > 0;
+    });
+  }
+}

@@ -1,0 +1,47 @@
+import { createParamDecorator, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import { AuthService, type Principal } from './auth.service.js';
+import type { Permission } from './permissions.js';
+
+const PERMISSION_KEY = 'picket:permission';
+const PUBLIC_KEY = 'picket:public';
+
+/** The permission a route needs; every API route names one. */
+export const RequirePermission = (permission: Permission) => SetMetadata(PERMISSION_KEY, permission);
+
+/** A route served without an API key (documents, public pages, health). */
+export const Public = () => SetMetadata(PUBLIC_KEY, true);
+
+type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
+
+/** The principal of an authenticated request, for controller parameters. */
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  const principal = ctx.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+  if (!principal) throw new Error('CurrentPrincipal used on a route without authentication');
+  return principal;
+});
+
+/** Global guard: authenticate, then check the route's permission (401, then 403). */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const principal = await this.auth.authenticate(request.headers.authorization);
+    request.principal = principal;
+    const needed = this.reflector.getAllAndOverride<Permission | undefined>(PERMISSION_KEY, targets);
+    if (needed === undefined) throw new Error(`route ${request.url} declares no permission`);
+    if (!principal.permissions.has(needed)) {
+      throw new AppError('FORBIDDEN', `This API key lacks the permission ${needed}.`);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,53 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { CoordinatorConfig } from '../config.js';
+import { DATA_SOURCE } from '../database/database.js';
+import { exclusively } from '../database/migrate.js';
+import { AccountsRepository } from './accounts.repository.js';
+import { AccountsService } from './accounts.service.js';
+import { hashApiKey } from './api-key.js';
+
+/**
+ * First start on an empty database: create the account `default` and print its API key
+ * once (or register BOOTSTRAP_API_KEY instead). Serialised with migrations, so two
+ * replicas starting together create one account.
+ */
+@Injectable()
+export class BootstrapService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Bootstrap');
+
+  constructor(
+    private readonly config: CoordinatorConfig,
+    private readonly accounts: AccountsRepository,
+    private readonly service: AccountsService,
+    @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const preset = this.config.BOOTSTRAP_API_KEY;
+    await exclusively(this.dataSource, async () => {
+      if ((await this.accounts.countAccounts()) > 0) {
+        if (preset && !(await this.accounts.findKeyByHash(hashApiKey(preset)))) {
+          this.logger.warn('BOOTSTRAP_API_KEY is not registered: it is only used when the database is empty.');
+        }
+        return;
+      }
+      const { account, apiKey } = await this.service.createAccount('default', preset);
+      if (preset) {
+        this.logger.log(`Created account "default" (${account.id}) with the key from BOOTSTRAP_API_KEY.`);
+        return;
+      }
+      const rule = '='.repeat(78);
+      this.logger.warn(
+        [
+          'FIRST START: created the account "default"',
+          rule,
+          `  API key (shown once, store it now): ${apiKey}`,
+          `  account id: ${account.id}`,
+          rule,
+          'Use it as: Authorization: Bearer <key>. More keys: npm run -s cli -- keys create --account <id>',
+        ].join('\n'),
+      );
+    });
+  }
+}

@@ -1,0 +1,23 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { systemClock } from '#runtime';
+import { AuthModule } from '../auth/auth.module.js';
+import { CoordinatorConfig } from '../config.js';
+import { ContactsModule } from '../contacts/contacts.module.js';
+import { CoreModule } from '../core.module.js';
+import { DatabaseModule } from '../database/database.module.js';
+
+/** What the admin CLI needs: the same database (migrated on open) and services as the server. */
+@Module({})
+export class CliModule {
+  static forRoot(config: CoordinatorConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        CoreModule.forRoot(config, systemClock),
+        DatabaseModule.forRoot(config.database),
+        AuthModule,
+        ContactsModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,145 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { parseArgs } from 'node:util';
+import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../auth/account.entity.js';
+import { AccountsService } from '../auth/accounts.service.js';
+import { parsePermissionList, PERMISSIONS } from '../auth/permissions.js';
+import { checkInput, displayName, isPlainObject } from '#validation';
+import { completeDetails, PushDetails } from '../contacts/channels.js';
+import { ContactsService } from '../contacts/contacts.service.js';
+import { AccountsRepository } from '../auth/accounts.repository.js';
+import { isObjectId } from '#runtime';
+
+/** A mistake in how the command was called (exit 2) as opposed to a refused action (exit 1). */
+export class UsageError extends Error {}
+export class CommandError extends Error {}
+
+type Flags = Record<string, string | undefined>;
+
+interface Command {
+  usage: string;
+  flags: readonly string[];
+  run(app: INestApplicationContext, flags: Flags): Promise<Record<string, unknown>>;
+}
+
+function required(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+/** The admin commands; each prints one JSON object on one line. */
+export const COMMANDS: Record<string, Command> = {
+  'accounts create': {
+    usage: 'accounts create --name <name>',
+    flags: ['name'],
+    async run(app, flags) {
+      const name = required(flags, 'name');
+      const problem = displayName(100)(name);
+      if (problem) throw new UsageError(`--name ${problem}`);
+      const { account, apiKey } = await app.get(AccountsService).createAccount(name);
+      return { account_id: account.id, api_key: apiKey };
+    },
+  },
+  'accounts set-subscription': {
+    usage: 'accounts set-subscription --account <id> --status active|inactive',
+    flags: ['account', 'status'],
+    async run(app, flags) {
+      const accountId = required(flags, 'account');
+      const status = required(flags, 'status');
+      if (!(SUBSCRIPTION_STATUSES as readonly string[]).includes(status)) {
+        throw new UsageError('--status must be active or inactive');
+      }
+      await app.get(AccountsService).setSubscription(accountId, status as SubscriptionStatus);
+      return { account_id: accountId, subscription_status: status };
+    },
+  },
+  'keys create': {
+    usage: `keys create --account <id> [--permissions ${PERMISSIONS.slice(0, 2).join(',')},…]`,
+    flags: ['account', 'permissions'],
+    async run(app, flags) {
+      const accountId = required(flags, 'account');
+      let permissions = [...PERMISSIONS];
+      if (flags.permissions !== undefined) {
+        const parsed = parsePermissionList(flags.permissions);
+        if ('unknown' in parsed) {
+          throw new UsageError(
+            `--permissions has unknown names: ${parsed.unknown.join(', ') || '(empty)'}; known: ${PERMISSIONS.join(', ')}`,
+          );
+        }
+        permissions = parsed.permissions;
+      }
+      const { keyId, apiKey } = await app.get(AccountsService).createKey(accountId, permissions);
+      return { key_id: keyId, api_key: apiKey };
+    },
+  },
+  'keys revoke': {
+    usage: 'keys revoke --key <key_id>',
+    flags: ['key'],
+    async run(app, flags) {
+      await app.get(AccountsService).revokeKey(required(flags, 'key'));
+      return { revoked: true };
+    },
+  },
+  'push register': {
+    usage: "push register --account <id> --name <name> --subscription '<PushSubscription JSON>'",
+    flags: ['account', 'name', 'subscription'],
+    async run(app, flags) {
+      const accountId = required(flags, 'account');
+      const name = required(flags, 'name');
+      const nameProblem = displayName(100)(name);
+      if (nameProblem) throw new UsageError(`--name ${nameProblem}`);
+      let subscription: unknown;
+      try {
+        subscription = JSON.parse(required(flags, 'subscription'));
+      } catch {
+        throw new UsageError('--subscription must be the JSON of a PushSubscription');
+      }
+      if (!isPlainObject(subscription)) throw new UsageError('--subscription must be a JSON object');
+      const checked = checkInput(
+        PushDetails,
+        { endpoint: subscription.endpoint, keys: subscription.keys },
+        'subscription',
+      );
+      if (!checked.value) {
+        throw new UsageError(checked.problems.map((p) => `${p.field} ${p.message}`).join('; '));
+      }
+      if (!isObjectId(accountId) || !(await app.get(AccountsRepository).findAccount(accountId))) {
+        throw new CommandError(`no account with id ${accountId}`);
+      }
+      const contact = await app
+        .get(ContactsService)
+        .insert(accountId, name, 'push', completeDetails('push', { ...checked.value }));
+      return { contact_id: contact.id };
+    },
+  },
+};
+
+export function helpText(): string {
+  return [
+    'usage: npm run -s cli -- <command> [flags]',
+    '',
+    ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
+    '',
+    'Each command prints one JSON object on one line. DATABASE_URL selects the database',
+    '(default sqlite:./data/picket.db); pending migrations are applied first.',
+  ].join('\n');
+}
+
+/** Finds the command named by the first two words and parses its flags. */
+export function parseCommand(argv: readonly string[]): { command: Command; flags: Flags } {
+  const name = argv.slice(0, 2).join(' ');
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(argv.length === 0 ? 'no command given' : `unknown command "${name}"`);
+  let values: Record<string, unknown>;
+  try {
+    ({ values } = parseArgs({
+      args: argv.slice(2),
+      options: Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }])),
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  return { command, flags: values as Flags };
+}

@@ -1,0 +1,53 @@
+import { Field, integerString, oneOf } from '#validation';
+
+export const MAX_PER_PAGE = 100;
+export const MAX_PAGE = 2_147_483_647;
+
+/** Query fields shared by every list endpoint. */
+export class PageQuery {
+  @Field(integerString(1, MAX_PAGE), { optional: true }) page?: string;
+  @Field(integerString(1, MAX_PER_PAGE), { optional: true }) per_page?: string;
+  @Field(oneOf(['asc', 'desc']), { optional: true }) order?: 'asc' | 'desc';
+}
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+}
+
+export interface Pagination {
+  page: number;
+  per_page: number;
+  total: number;
+  total_pages: number;
+  has_next: boolean;
+  has_prev: boolean;
+}
+
+export function pageRequest(query: PageQuery, defaultPerPage: number): PageRequest {
+  return {
+    page: query.page === undefined ? 1 : Number(query.page),
+    perPage: query.per_page === undefined ? defaultPerPage : Number(query.per_page),
+  };
+}
+
+/**
+ * Where a page starts, or null when it lies past the end: then no rows are read, so a
+ * huge page number never turns into a huge OFFSET.
+ */
+export function pageOffset(request: PageRequest, total: number): number | null {
+  const totalPages = Math.ceil(total / request.perPage);
+  return request.page > totalPages ? null : (request.page - 1) * request.perPage;
+}
+
+export function paginationOf(request: PageRequest, total: number): Pagination {
+  const totalPages = Math.ceil(total / request.perPage);
+  return {
+    page: request.page,
+    per_page: request.perPage,
+    total,
+    total_pages: totalPages,
+    has_next: request.page < totalPages,
+    has_prev: request.page > 1,
+  };
+}

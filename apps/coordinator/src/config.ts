@@ -1,0 +1,150 @@
+import { Expose, Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
+import { loadEnv } from '#runtime';
+import { API_KEY_PATTERN } from './auth/api-key.js';
+import { DEFAULT_ENDPOINTS } from './notify/notifier-deps.js';
+import { parseDatabaseUrl, type DatabaseTarget } from './database/data-source.js';
+
+const digitsToInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * The coordinator's configuration: environment variables, read and validated once at boot
+ * (ARCHITECTURE habit 5). Nothing else reads process.env.
+ */
+export class CoordinatorConfig {
+  /** `sqlite:<path>` (embedded default) or `postgres://user@host:port/db`. */
+  @Expose()
+  @Matches(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, { message: 'must be sqlite:<path> or postgres://…' })
+  DATABASE_URL = 'sqlite:./data/picket.db';
+
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(0)
+  @Max(65535)
+  PORT = 8080;
+
+  @Expose()
+  @IsString()
+  @Matches(/^[0-9A-Za-z.:_-]+$/, { message: 'must be a host name or IP address' })
+  HOST = '0.0.0.0';
+
+  /** Registered as the `default` account's key on first start instead of a random one. */
+  @Expose()
+  @IsOptional()
+  @Matches(API_KEY_PATTERN, { message: 'must be pkt_ followed by 64 lowercase hex characters' })
+  BOOTSTRAP_API_KEY?: string;
+
+  /**
+   * NATS server(s), comma-separated. Set: checks go to regional agents over NATS. Unset
+   * (embedded mode): this process checks every region itself.
+   */
+  @Expose()
+  @IsOptional()
+  @Matches(/^nats:\/\/[^,\s]+(,\s*nats:\/\/[^,\s]+)*$/, {
+    message: 'must be nats://host:port (comma-separated for a cluster)',
+  })
+  NATS_URL?: string;
+
+  /** Prefix of the NATS subjects; the same on coordinators and agents (default `picket`). */
+  @Expose()
+  @Matches(SUBJECT_PREFIX_PATTERN, { message: 'must be dot-separated tokens of letters, digits, _ and -' })
+  NATS_SUBJECT_PREFIX = DEFAULT_SUBJECT_PREFIX;
+
+  /** `false` stops scheduling checks (the API keeps working): maintenance, tests. */
+  @Expose()
+  @IsIn(['true', 'false'], { message: 'must be true or false' })
+  CHECKS_ENABLED: 'true' | 'false' = 'true';
+
+  /** Embedded mode: checks this process runs at once (more are UNKNOWN, "at capacity"). */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(1)
+  @Max(100_000)
+  EMBEDDED_MAX_IN_FLIGHT = 2000;
+
+  // ---- notifications ----------------------------------------------------------------------
+
+  /** SMTP relay for e-mail contacts: `smtp://user:pass@host:587` (STARTTLS) or `smtps://…:465`. */
+  @Expose()
+  @IsOptional()
+  @Matches(/^smtps?:\/\/[^\s]+$/, { message: 'must be smtp://user:pass@host:port or smtps://…' })
+  SMTP_URL?: string;
+
+  /** Sender of notification e-mails. */
+  @Expose()
+  @IsString()
+  @Matches(/^[^\r\n]{3,200}$/, { message: 'must be an address such as "Picket <picket@example.com>"' })
+  SMTP_FROM = 'Picket <picket@localhost>';
+
+  /** Base URL of this Picket, for links in notifications (none when unset). */
+  @Expose()
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  PUBLIC_URL?: string;
+
+  /** Vendor endpoints: operator settings (EU/Gov instances, successors, tests), never contact fields. */
+  @Expose()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  PAGERDUTY_EVENTS_URL = DEFAULT_ENDPOINTS.pagerDutyEventsUrl;
+
+  @Expose()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  OPSGENIE_API_URL = DEFAULT_ENDPOINTS.opsgenieApiUrl;
+
+  @Expose()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' })
+  OPSGENIE_EU_API_URL = DEFAULT_ENDPOINTS.opsgenieEuApiUrl;
+
+  @Expose()
+  @Matches(/^https?:\/\/[^\s]*\{subdomain\}[^\s]*$/, { message: 'must be an http(s) URL containing {subdomain}' })
+  ZENDESK_API_URL = DEFAULT_ENDPOINTS.zendeskApiUrl;
+
+  /** A PEM file of extra CAs trusted by notifications (private PKI, tests). */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  NOTIFY_CA_FILE?: string;
+
+  /** `mailto:` or `https:` contact sent to Web Push services with the VAPID signature. */
+  @Expose()
+  @Matches(/^(mailto:[^\s]+|https:\/\/[^\s]+)$/, { message: 'must be a mailto: or https: URL' })
+  VAPID_SUBJECT = 'mailto:picket@localhost';
+
+  /** `false` holds notifications in the outbox (maintenance); they are sent when it is true again. */
+  @Expose()
+  @IsIn(['true', 'false'], { message: 'must be true or false' })
+  DISPATCH_ENABLED: 'true' | 'false' = 'true';
+
+  @Expose()
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: LogLevel = 'info';
+
+  @Expose()
+  @IsIn(['text', 'json'])
+  LOG_FORMAT: 'text' | 'json' = 'text';
+
+  /** Days raw check results are kept; daily roll-ups are kept max(90, this) days. */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of days' })
+  @Min(1)
+  @Max(3650)
+  RESULTS_RETENTION_DAYS = 30;
+
+  get database(): DatabaseTarget {
+    const target = parseDatabaseUrl(this.DATABASE_URL);
+    if (!target) throw new Error('DATABASE_URL was validated at load time');
+    return target;
+  }
+}
+
+export function loadCoordinatorConfig(env: Readonly<Record<string, string | undefined>>): CoordinatorConfig {
+  return loadEnv(CoordinatorConfig, env);
+}

@@ -1,0 +1,54 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { AccountEntity } from '../auth/account.entity.js';
+import { epochSeconds, jsonText } from '../database/columns.js';
+import type { Channel } from './channels.js';
+
+/** The shape of a contact's `error` once a delivery problem was recorded (DECISIONS §5). */
+export interface ContactError {
+  code: string;
+  message: string;
+  failed_at: number;
+  consecutive_failures: number;
+}
+
+@Entity({ name: 'contacts' })
+@Index('idx_contacts_account_created', ['accountId', 'createdAt'])
+export class ContactEntity {
+  @PrimaryColumn({ type: 'varchar', length: 24, primaryKeyConstraintName: 'pk_contacts' })
+  id!: string;
+
+  @Column({ name: 'account_id', type: 'varchar', length: 24 })
+  accountId!: string;
+
+  @ManyToOne(() => AccountEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'fk_contacts_account' })
+  account?: AccountEntity;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  channel!: Channel;
+
+  /** Channel details as stored, secrets included (never returned as they are). */
+  @Column({ type: 'text', transformer: jsonText })
+  details!: Record<string, unknown>;
+
+  @Column({ type: 'boolean' })
+  active!: boolean;
+
+  @Column({ name: 'down_alerts_only', type: 'boolean' })
+  downAlertsOnly!: boolean;
+
+  @Column({ type: 'text', nullable: true, transformer: jsonText })
+  error!: ContactError | null;
+
+  @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })
+  consecutiveFailures!: number;
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: epochSeconds })
+  createdAt!: number;
+
+  @Column({ name: 'updated_at', type: 'bigint', transformer: epochSeconds })
+  updatedAt!: number;
+}

@@ -1,0 +1,37 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { Clock } from '#runtime';
+import { AccountModule } from './account/account.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { BootstrapService } from './auth/bootstrap.service.js';
+import { CoordinatorConfig } from './config.js';
+import { ContactsModule } from './contacts/contacts.module.js';
+import { CoreModule } from './core.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { HistoryModule } from './history/history.module.js';
+import { IncidentsModule } from './incidents/incidents.module.js';
+import { MonitorsModule } from './monitors/monitors.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
+import { ProbingModule } from './probing/probing.module.js';
+
+/** The coordinator: REST API, state, scheduling, evaluation, incidents and notifications. */
+@Module({})
+export class CoordinatorModule {
+  static forRoot(config: CoordinatorConfig, clock: Clock): DynamicModule {
+    return {
+      module: CoordinatorModule,
+      imports: [
+        CoreModule.forRoot(config, clock),
+        DatabaseModule.forRoot(config.database),
+        AuthModule,
+        AccountModule,
+        MonitorsModule,
+        ContactsModule,
+        HistoryModule,
+        IncidentsModule,
+        OpenApiModule,
+        ProbingModule,
+      ],
+      providers: [BootstrapService],
+    };
+  }
+}

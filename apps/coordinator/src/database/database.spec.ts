@@ -1,0 +1,166 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { DataSource } from 'typeorm';
+import { testDatabases, type TestDatabase } from '../../../../test/support/databases.js';
+import { AccountEntity } from '../auth/account.entity.js';
+import { ContactEntity } from '../contacts/contact.entity.js';
+import { MonitorContactEntity, MonitorEntity } from '../monitors/monitor.entity.js';
+import { openDataSource, parseDatabaseUrl } from './data-source.js';
+import { Database } from './database.js';
+import { migrate } from './migrate.js';
+import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
+import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
+
+/** Every reviewed migration, oldest first (both dialects list the same ones). */
+const MIGRATIONS = SQLITE_MIGRATIONS.map((M) => new M().name);
+
+describe('migration lists', () => {
+  it('both dialects have the same migrations, in the same order', () => {
+    expect(POSTGRES_MIGRATIONS.map((M) => new M().name)).toEqual(MIGRATIONS);
+    expect(MIGRATIONS.slice(0, 2)).toEqual(['InitialSchema1763800000000', 'CheckHistory1763900000000']);
+  });
+});
+
+describe('parseDatabaseUrl', () => {
+  it.each([
+    ['sqlite:./data/picket.db', { dialect: 'sqlite', path: './data/picket.db' }],
+    ['sqlite:/var/lib/picket/p.db', { dialect: 'sqlite', path: '/var/lib/picket/p.db' }],
+    ['sqlite:///var/lib/picket/p.db', { dialect: 'sqlite', path: '/var/lib/picket/p.db' }],
+    ['sqlite::memory:', { dialect: 'sqlite', path: ':memory:' }],
+    ['postgres://u@h:5432/db', { dialect: 'postgres', url: 'postgres://u@h:5432/db' }],
+    ['postgresql://u@h/db', { dialect: 'postgres', url: 'postgresql://u@h/db' }],
+    ['sqlite:', null],
+    ['mysql://x', null],
+  ])('%s', (url, expected) => {
+    expect(parseDatabaseUrl(url)).toEqual(expected);
+  });
+});
+
+describe.each(testDatabases())('storage on $name', (kind) => {
+  const open: DataSource[] = [];
+  let db: TestDatabase | undefined;
+
+  async function connect(): Promise<DataSource> {
+    db ??= await kind.create();
+    const target = parseDatabaseUrl(db.url);
+    if (!target) throw new Error('bad test url');
+    const dataSource = await openDataSource(target);
+    open.push(dataSource);
+    return dataSource;
+  }
+
+  afterEach(async () => {
+    for (const ds of open.splice(0)) if (ds.isInitialized) await ds.destroy();
+    await db?.drop();
+    db = undefined;
+  });
+
+  it('the reviewed migrations produce exactly the schema the entities describe, once', async () => {
+    const ds = await connect();
+    expect(await migrate(ds)).toEqual(MIGRATIONS);
+    const pending = await ds.driver.createSchemaBuilder().log();
+    expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+    expect(await migrate(ds)).toEqual([]);
+  });
+
+  it('two processes migrating at once apply each migration once', async () => {
+    const [a, b] = [await connect(), await connect()];
+    const applied = await Promise.all([migrate(a), migrate(b)]);
+    expect(applied.flat()).toEqual(MIGRATIONS);
+    const rows: unknown[] = await a.query('SELECT name FROM picket_migrations');
+    expect(rows).toHaveLength(MIGRATIONS.length);
+  });
+
+  it('the migrations can be reverted', async () => {
+    const ds = await connect();
+    await migrate(ds);
+    const runner = ds.createQueryRunner();
+    for (let i = 0; i < MIGRATIONS.length; i++) await ds.undoLastMigration();
+    for (const table of ['monitors', 'check_results', 'check_rollups']) {
+      expect({ table, exists: await runner.hasTable(table) }).toEqual({ table, exists: false });
+    }
+    await runner.release();
+  });
+
+  it('deleting a contact or an account cascades; bigint seconds come back as numbers', async () => {
+    const ds = await connect();
+    await migrate(ds);
+    const m = ds.manager;
+    const t = 1_795_318_704;
+    await m.insert(AccountEntity, { id: 'a'.repeat(24), name: 'a', subscriptionStatus: 'active', createdAt: t });
+    const contact = {
+      id: 'c'.repeat(24),
+      accountId: 'a'.repeat(24),
+      name: 'c',
+      channel: 'email' as const,
+      details: { email: 'x@example.com' },
+      active: true,
+      downAlertsOnly: false,
+      error: null,
+      consecutiveFailures: 0,
+      createdAt: t,
+      updatedAt: t,
+    };
+    await m.insert(ContactEntity, contact);
+    await m.insert(MonitorEntity, {
+      id: 'b'.repeat(24),
+      accountId: 'a'.repeat(24),
+      name: 'm',
+      active: true,
+      checkInterval: 300,
+      timeout: 30,
+      failThreshold: 2,
+      regions: ['eu-west-1'],
+      monitorType: 'tcp',
+      settings: { url: 'tcp://db:5432' },
+      lastStatus: 'pending',
+      lastStatusChange: t,
+      createdAt: t,
+      updatedAt: t,
+    });
+    await m.insert(MonitorContactEntity, { monitorId: 'b'.repeat(24), contactId: 'c'.repeat(24), position: 0 });
+
+    const monitor = await m.findOneByOrFail(MonitorEntity, { id: 'b'.repeat(24) });
+    expect(monitor.createdAt).toBe(t);
+    expect(monitor.regions).toEqual(['eu-west-1']);
+    expect((await m.findOneByOrFail(ContactEntity, { id: 'c'.repeat(24) })).details).toEqual({
+      email: 'x@example.com',
+    });
+
+    await m.delete(ContactEntity, { id: 'c'.repeat(24) });
+    expect(await m.count(MonitorContactEntity)).toBe(0);
+    await m.delete(AccountEntity, { id: 'a'.repeat(24) });
+    expect(await m.count(MonitorEntity)).toBe(0);
+  });
+});
+
+describe('Database on SQLite', () => {
+  it('serialises transactions on the single shared connection: no lost update', async () => {
+    const sqlite = testDatabases()[0]!;
+    const db = await sqlite.create();
+    const ds = await openDataSource(parseDatabaseUrl(db.url)!);
+    try {
+      await migrate(ds);
+      const database = new Database(ds);
+      expect(database.dialect).toBe('sqlite');
+      await ds.manager.insert(AccountEntity, {
+        id: 'a'.repeat(24),
+        name: '0',
+        subscriptionStatus: 'active',
+        createdAt: 1,
+      });
+      await Promise.all(
+        Array.from({ length: 25 }, () =>
+          database.transaction(async (m) => {
+            const account = await m.findOneByOrFail(AccountEntity, { id: 'a'.repeat(24) });
+            await new Promise((r) => setImmediate(r));
+            await m.update(AccountEntity, { id: account.id }, { name: String(Number(account.name) + 1) });
+          }),
+        ),
+      );
+      expect((await ds.manager.findOneByOrFail(AccountEntity, { id: 'a'.repeat(24) })).name).toBe('25');
+    } finally {
+      await ds.destroy();
+      await db.drop();
+    }
+  });
+});

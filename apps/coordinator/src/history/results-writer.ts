@@ -1,0 +1,203 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { MAX_ERROR_LENGTH, type ProbeResult, type ProbeTimings } from '#contracts';
+import { CLOCK, Mutex, newObjectId, type Clock } from '#runtime';
+import { CoordinatorConfig } from '../config.js';
+import { isDependencyOutage } from '../http/error.filter.js';
+import { CheckResultsRepository, type NewCheckResult } from './check-results.repository.js';
+import { dayOf, SECONDS_PER_DAY } from './stats.js';
+
+/** A flush starts as soon as this many results wait … */
+export const RESULTS_BATCH_SIZE = 500;
+/** … or this long after the first of them arrived, whichever comes first. */
+export const RESULTS_FLUSH_INTERVAL_MS = 1_000;
+/**
+ * Results held while the database is unreachable; beyond this the oldest are dropped (and
+ * logged), so an outage cannot exhaust memory.
+ */
+export const MAX_BUFFERED_RESULTS = 100_000;
+
+/** Only the known timing fields are stored, in a fixed order. */
+function storedTimings(timings: ProbeTimings): ProbeTimings {
+  const stored: ProbeTimings = { total_ms: timings.total_ms };
+  if (timings.dns_ms !== undefined) stored.dns_ms = timings.dns_ms;
+  if (timings.connect_ms !== undefined) stored.connect_ms = timings.connect_ms;
+  if (timings.tls_ms !== undefined) stored.tls_ms = timings.tls_ms;
+  if (timings.first_byte_ms !== undefined) stored.first_byte_ms = timings.first_byte_ms;
+  return stored;
+}
+
+/**
+ * Stores check results in batches. `add` only buffers; a flush writes up to
+ * RESULTS_BATCH_SIZE rows per transaction (insert-or-ignore on check_id, then the touched
+ * roll-ups recomputed, see CheckResultsRepository.writeBatch). Flushes run one at a time.
+ *
+ * - The flush timer is unref'd: it never keeps the process alive.
+ * - On a clean stop (`beforeApplicationShutdown`, which Nest runs after every module's
+ *   `onModuleDestroy` and before the database closes) everything buffered is written.
+ *   Producers should stop adding results by their own `onModuleDestroy`.
+ * - When the database is unreachable the batch goes back to the front of the buffer and is
+ *   retried on the next tick. Any other failure retries the batch one row per transaction,
+ *   so a single bad row is dropped (and logged) instead of blocking the rest.
+ */
+@Injectable()
+export class ResultsWriter implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('ResultsWriter');
+  private readonly mutex = new Mutex();
+  private buffer: NewCheckResult[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  /** A flush for a full batch is waiting to run (one is enough). */
+  private flushQueued = false;
+  /** A background flush failed and none has succeeded since (logs once per outage). */
+  private failing = false;
+
+  constructor(
+    private readonly results: CheckResultsRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly config: CoordinatorConfig,
+  ) {}
+
+  /** Results waiting to be written. */
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  /**
+   * Buffers one result. `checkedAt` (Unix seconds) is when the coordinator received it;
+   * by default now, from the injected clock.
+   */
+  add(result: ProbeResult, checkedAt: number = Math.floor(this.clock.now() / 1000)): void {
+    const nowMs = this.clock.now();
+    this.buffer.push({
+      id: newObjectId(nowMs),
+      monitorId: result.monitor_id,
+      checkId: result.check_id,
+      region: result.region,
+      status: result.status,
+      phase: result.phase,
+      error: result.error === null ? null : result.error.slice(0, MAX_ERROR_LENGTH),
+      responseTimeMs: result.response_time_ms,
+      timings: storedTimings(result.timings),
+      httpStatus: result.http_status,
+      certNotAfter: result.cert_not_after,
+      agentId: result.agent_id,
+      checkerIp: result.checker_ip,
+      scheduledAt: result.scheduled_at,
+      checkedAt,
+    });
+    this.trimBuffer();
+    if (this.buffer.length < RESULTS_BATCH_SIZE && !this.stopped) this.schedule();
+    else if (!this.flushQueued) {
+      this.flushQueued = true;
+      this.flushInBackground();
+    }
+  }
+
+  /**
+   * Writes everything buffered, in batches; resolves when it is stored. Rejects when the
+   * database is unreachable (the results stay buffered and are retried).
+   */
+  flush(): Promise<void> {
+    this.cancelTimer();
+    return this.mutex.run(async () => {
+      this.flushQueued = false;
+      try {
+        while (this.buffer.length > 0) {
+          const batch = this.buffer.splice(0, RESULTS_BATCH_SIZE);
+          await this.write(batch);
+        }
+      } finally {
+        if (this.buffer.length > 0) this.schedule();
+      }
+    });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.cancelTimer();
+    try {
+      await this.flush();
+    } catch (error) {
+      this.logger.error(`${this.buffer.length} check results could not be stored at shutdown: ${String(error)}`);
+    }
+  }
+
+  private async write(batch: NewCheckResult[]): Promise<void> {
+    const nowSeconds = Math.floor(this.clock.now() / 1000);
+    const keepFrom = nowSeconds - this.config.RESULTS_RETENTION_DAYS * SECONDS_PER_DAY;
+    // Older than the retention: the next retention run would delete it, and its day's
+    // roll-up can no longer be recomputed from complete raw data.
+    const fresh = batch.filter((row) => row.checkedAt >= keepFrom);
+    // Only days whose raw rows are all still kept get their roll-up recomputed.
+    const rollupFromDay = dayOf(keepFrom - 1) + 1;
+    try {
+      await this.results.writeBatch(fresh, rollupFromDay);
+      this.recovered();
+      return;
+    } catch (error) {
+      if (isDependencyOutage(error)) {
+        this.requeue(fresh);
+        throw error;
+      }
+      this.logger.error(`a batch of ${fresh.length} check results failed; retrying one by one: ${String(error)}`);
+    }
+    for (let i = 0; i < fresh.length; i++) {
+      const row = fresh[i]!;
+      try {
+        await this.results.writeBatch([row], rollupFromDay);
+      } catch (error) {
+        if (isDependencyOutage(error)) {
+          this.requeue(fresh.slice(i));
+          throw error;
+        }
+        this.logger.error(`dropped check result ${row.checkId}: ${String(error)}`);
+      }
+    }
+    this.recovered();
+  }
+
+  /** Back to the front of the buffer, in their order, for the next attempt. */
+  private requeue(rows: NewCheckResult[]): void {
+    this.buffer.unshift(...rows);
+    this.trimBuffer();
+  }
+
+  private recovered(): void {
+    if (!this.failing) return;
+    this.failing = false;
+    this.logger.log('check results are being stored again');
+  }
+
+  private flushInBackground(): void {
+    this.flush().catch((error: unknown) => {
+      if (this.failing) return;
+      this.failing = true;
+      this.logger.warn(`check results not stored yet, retrying (${this.buffer.length} waiting): ${String(error)}`);
+    });
+  }
+
+  /** Arms the flush timer (never after shutdown: then every add flushes at once, without retries). */
+  private schedule(): void {
+    if (this.stopped || this.timer !== null || this.buffer.length === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flushInBackground();
+    }, RESULTS_FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  private cancelTimer(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private trimBuffer(): void {
+    const excess = this.buffer.length - MAX_BUFFERED_RESULTS;
+    if (excess > 0) {
+      this.buffer.splice(0, excess);
+      this.logger.error(
+        `dropped the ${excess} oldest unstored check results (more than ${MAX_BUFFERED_RESULTS} waiting)`,
+      );
+    }
+  }
+}

@@ -1,0 +1,127 @@
+import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errorBody, httpStatusOf, notFound } from '../errors.js';
+import type { RouteTable } from './route-table.js';
+
+/** Writes an AppError as the error envelope: the one place an error response is produced. */
+export function sendError(reply: FastifyReply, error: AppError): void {
+  void reply
+    .status(httpStatusOf(error.code))
+    .headers(error.headers ?? {})
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify(errorBody(error)));
+}
+
+/** Fastify's own request errors (raised before a handler runs), by code. */
+function fromFastify(error: { code?: unknown; statusCode?: unknown }): AppError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 256 KiB.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be sent as Content-Type: application/json.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('INVALID_JSON', 'The request body length does not match Content-Length.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return new AppError('INVALID_JSON', 'The request could not be read.');
+    default:
+      return null;
+  }
+}
+
+/** Collections whose `/{id}` paths answer their own 404 for ids that cannot even be decoded. */
+const ID_COLLECTIONS: readonly (readonly [string, () => AppError])[] = [
+  ['/api/monitors/', notFound.monitor],
+  ['/api/contacts/', notFound.contact],
+  ['/api/incidents/', notFound.incident],
+  ['/api/status_pages/', notFound.statusPage],
+];
+
+/**
+ * The answer to a URL Fastify's router cannot decode (broken percent-encoding): in a
+ * resource's id path it is a malformed id, so the resource's 404 (DECISIONS §1); elsewhere
+ * no endpoint matches.
+ */
+export function unreadableUrlError(url: string): AppError {
+  const match = ID_COLLECTIONS.find(([prefix]) => url.startsWith(prefix) && url.length > prefix.length);
+  return match ? match[1]() : new AppError('NOT_FOUND', 'No such endpoint.');
+}
+
+/** Errors that mean a dependency (the database) is unreachable, not that we have a bug. */
+export function isDependencyOutage(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown; driverError?: unknown } | null;
+  if (!e) return false;
+  if (e.driverError && e.driverError !== error && isDependencyOutage(e.driverError)) return true;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300'].includes(
+      code,
+    ) ||
+    code.startsWith('08') ||
+    code.startsWith('SQLITE_BUSY') ||
+    /Connection terminated|timeout exceeded when trying to connect|Connection is not established/i.test(message)
+  );
+}
+
+/**
+ * The one place errors become HTTP responses: the envelope and codes of DECISIONS §1.
+ * A 500 never carries internals; the details go to the log.
+ */
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  constructor(private readonly routes: RouteTable) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    const error = this.toAppError(exception, request);
+    const status = httpStatusOf(error.code);
+    if (status === 500) {
+      this.logger.error(
+        `${request.method} ${request.url}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
+      );
+    } else if (status === 503) {
+      this.logger.warn(`${request.method} ${request.url}: dependency unavailable: ${String(exception)}`);
+    }
+    sendError(reply, error);
+  }
+
+  private toAppError(exception: unknown, request: FastifyRequest): AppError {
+    if (exception instanceof AppError) return exception;
+    const fastify = typeof exception === 'object' && exception !== null ? fromFastify(exception) : null;
+    if (fastify) return fastify;
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status === 404) {
+        const path = request.url.split('?')[0] ?? '/';
+        const allowed = this.routes.allowedMethods(path);
+        if (allowed.length > 0) {
+          return new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on this path.`, undefined, {
+            Allow: allowed.join(', '),
+          });
+        }
+        return new AppError('NOT_FOUND', 'No such endpoint.');
+      }
+      if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 256 KiB.');
+      if (status === 415) {
+        return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be sent as Content-Type: application/json.');
+      }
+      if (status === 400) return new AppError('INVALID_JSON', 'The request could not be read.');
+    }
+    if (isDependencyOutage(exception)) {
+      return new AppError(
+        'SERVICE_UNAVAILABLE',
+        'A service Picket depends on is unavailable; try again shortly.',
+        undefined,
+        {
+          'Retry-After': '5',
+        },
+      );
+    }
+    return new AppError('INTERNAL_ERROR', 'Something went wrong on our side.');
+  }
+}

@@ -1,0 +1,36 @@
+import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/internal';
+import type { FastifyRequest } from 'fastify';
+import type { Observable } from 'rxjs';
+import { validationError } from '../errors.js';
+
+const declared = new WeakMap<object, boolean>();
+
+/** Whether the handler takes a `@Query()` parameter (its DTO then judges the query string). */
+function declaresQuery(context: ExecutionContext): boolean {
+  const handler = context.getHandler();
+  let result = declared.get(handler);
+  if (result === undefined) {
+    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ?? {}) as object;
+    result = Object.keys(args).some((key) => key.startsWith(`${RouteParamtypes.QUERY}:`));
+    declared.set(handler, result);
+  }
+  return result;
+}
+
+/**
+ * Query parameters are validated everywhere (DECISIONS §1): a route without a query DTO
+ * accepts none, so `GET /api/account?x=1` is 422 like an unknown parameter on a list.
+ */
+@Injectable()
+export class StrictQueryInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const query = context.switchToHttp().getRequest<FastifyRequest>().query as Record<string, unknown> | undefined;
+    const keys = query ? Object.keys(query) : [];
+    if (keys.length > 0 && !declaresQuery(context)) {
+      throw validationError(keys.map((field) => ({ field, message: 'is not a known field' })));
+    }
+    return next.handle();
+  }
+}

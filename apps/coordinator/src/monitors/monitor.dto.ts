@@ -1,0 +1,80 @@
+import { Type } from 'class-transformer';
+import { ValidateNested } from 'class-validator';
+import { isRegionId, MONITOR_TYPES, REGION_IDS, type MonitorType, type RegionId } from '#contracts';
+import {
+  arrayOf,
+  boolean,
+  booleanString,
+  type Checker,
+  displayName,
+  Field,
+  IgnoreFields,
+  integer,
+  objectIdString,
+  oneOf,
+} from '#validation';
+import { PageQuery } from '../common/pagination.js';
+import { exactlyOneType, MonitorSettingsDto } from './monitor-settings.js';
+
+/** Bounds and defaults of the spec's Monitor table. */
+export const MONITOR_LIMITS = {
+  name: 100,
+  checkInterval: { min: 10, max: 600, default: 300 },
+  timeout: { min: 5, max: 60, default: 30 },
+  failThreshold: { min: 1, max: 10, default: 2 },
+  contacts: 100,
+} as const;
+
+const region: Checker = (value) => (isRegionId(value) ? null : `is not a known region (${REGION_IDS.join(', ')})`);
+const regionList = arrayOf(region, { min: 1, max: REGION_IDS.length, unique: true });
+const contactList = arrayOf(objectIdString, { max: MONITOR_LIMITS.contacts, unique: true });
+const checkInterval = integer(MONITOR_LIMITS.checkInterval.min, MONITOR_LIMITS.checkInterval.max);
+const timeout = integer(MONITOR_LIMITS.timeout.min, MONITOR_LIMITS.timeout.max);
+const failThreshold = integer(MONITOR_LIMITS.failThreshold.min, MONITOR_LIMITS.failThreshold.max);
+
+/** Read-only fields a client may send back unchanged; they are ignored (DECISIONS §1). */
+const READ_ONLY = ['id', 'created_at', 'updated_at', 'last_status', 'last_status_change'];
+
+@IgnoreFields(...READ_ONLY)
+export class CreateMonitorDto {
+  @Field(displayName(MONITOR_LIMITS.name)) name!: string;
+
+  @Field(exactlyOneType)
+  @ValidateNested()
+  @Type(() => MonitorSettingsDto)
+  settings!: MonitorSettingsDto;
+
+  @Field(boolean, { optional: true }) active?: boolean;
+  @Field(checkInterval, { optional: true }) check_interval?: number;
+  @Field(timeout, { optional: true }) timeout?: number;
+  @Field(failThreshold, { optional: true }) fail_threshold?: number;
+  @Field(regionList) regions!: RegionId[];
+  @Field(contactList, { optional: true }) contacts?: string[];
+}
+
+/** PUT: the same fields, all optional; only supplied fields change. */
+@IgnoreFields(...READ_ONLY)
+export class UpdateMonitorDto {
+  @Field(displayName(MONITOR_LIMITS.name), { optional: true }) name?: string;
+
+  @Field(exactlyOneType, { optional: true })
+  @ValidateNested()
+  @Type(() => MonitorSettingsDto)
+  settings?: MonitorSettingsDto;
+
+  @Field(boolean, { optional: true }) active?: boolean;
+  @Field(checkInterval, { optional: true }) check_interval?: number;
+  @Field(timeout, { optional: true }) timeout?: number;
+  @Field(failThreshold, { optional: true }) fail_threshold?: number;
+  @Field(regionList, { optional: true }) regions?: RegionId[];
+  @Field(contactList, { optional: true }) contacts?: string[];
+}
+
+export const MONITOR_SORTS = ['name', 'created_at', 'updated_at'] as const;
+export type MonitorSort = (typeof MONITOR_SORTS)[number];
+
+export class ListMonitorsQuery extends PageQuery {
+  @Field(oneOf(MONITOR_SORTS), { optional: true }) sort?: MonitorSort;
+  @Field(booleanString, { optional: true }) active?: 'true' | 'false';
+  @Field(oneOf(MONITOR_TYPES), { optional: true }) monitor_type?: MonitorType;
+}

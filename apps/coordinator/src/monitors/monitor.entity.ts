@@ -1,0 +1,83 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import type { MonitorType, RegionId } from '#contracts';
+import { AccountEntity } from '../auth/account.entity.js';
+import { ContactEntity } from '../contacts/contact.entity.js';
+import { epochSeconds, jsonText } from '../database/columns.js';
+import type { MonitorSettings } from '#contracts';
+
+export type LastStatus = 'pending' | 'up' | 'down';
+
+@Entity({ name: 'monitors' })
+@Index('idx_monitors_account_created', ['accountId', 'createdAt'])
+@Index('idx_monitors_account_updated', ['accountId', 'updatedAt'])
+export class MonitorEntity {
+  @PrimaryColumn({ type: 'varchar', length: 24, primaryKeyConstraintName: 'pk_monitors' })
+  id!: string;
+
+  @Column({ name: 'account_id', type: 'varchar', length: 24 })
+  accountId!: string;
+
+  @ManyToOne(() => AccountEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'fk_monitors_account' })
+  account?: AccountEntity;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ type: 'boolean' })
+  active!: boolean;
+
+  @Column({ name: 'check_interval', type: 'integer' })
+  checkInterval!: number;
+
+  @Column({ type: 'integer' })
+  timeout!: number;
+
+  @Column({ name: 'fail_threshold', type: 'integer' })
+  failThreshold!: number;
+
+  /** The monitor's regions, in the order given (the rotation order). */
+  @Column({ type: 'text', transformer: jsonText })
+  regions!: RegionId[];
+
+  @Column({ name: 'monitor_type', type: 'varchar', length: 8 })
+  monitorType!: MonitorType;
+
+  /** The inner settings object of `monitorType` (for https: url and the optional fields). */
+  @Column({ type: 'text', transformer: jsonText })
+  settings!: MonitorSettings;
+
+  @Column({ name: 'last_status', type: 'varchar', length: 16 })
+  lastStatus!: LastStatus;
+
+  @Column({ name: 'last_status_change', type: 'bigint', transformer: epochSeconds })
+  lastStatusChange!: number;
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: epochSeconds })
+  createdAt!: number;
+
+  @Column({ name: 'updated_at', type: 'bigint', transformer: epochSeconds })
+  updatedAt!: number;
+}
+
+/** A monitor's contacts, in the order given; a deleted contact leaves every monitor. */
+@Entity({ name: 'monitor_contacts' })
+@Index('idx_monitor_contacts_contact', ['contactId'])
+export class MonitorContactEntity {
+  @PrimaryColumn({ name: 'monitor_id', type: 'varchar', length: 24, primaryKeyConstraintName: 'pk_monitor_contacts' })
+  monitorId!: string;
+
+  @PrimaryColumn({ name: 'contact_id', type: 'varchar', length: 24, primaryKeyConstraintName: 'pk_monitor_contacts' })
+  contactId!: string;
+
+  @Column({ type: 'integer' })
+  position!: number;
+
+  @ManyToOne(() => MonitorEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'monitor_id', foreignKeyConstraintName: 'fk_monitor_contacts_monitor' })
+  monitor?: MonitorEntity;
+
+  @ManyToOne(() => ContactEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'contact_id', foreignKeyConstraintName: 'fk_monitor_contacts_contact' })
+  contact?: ContactEntity;
+}

@@ -1,0 +1,179 @@
+import { Injectable } from '@nestjs/common';
+import { In, type EntityManager } from 'typeorm';
+import type { MonitorType } from '#contracts';
+import { pageOffset, type PageRequest } from '../common/pagination.js';
+import { Database } from '../database/database.js';
+import { ContactEntity } from '../contacts/contact.entity.js';
+import { MonitorContactEntity, MonitorEntity, type LastStatus } from './monitor.entity.js';
+import type { MonitorSort } from './monitor.dto.js';
+
+/** A monitor with its contact ids, in their stored order. */
+export interface MonitorRecord {
+  monitor: MonitorEntity;
+  contactIds: string[];
+}
+
+export interface MonitorListQuery {
+  accountId: string;
+  active?: boolean;
+  type?: MonitorType;
+  sort: MonitorSort;
+  order: 'asc' | 'desc';
+  page: PageRequest;
+}
+
+export class UnknownContactsError extends Error {
+  constructor(readonly contactIds: string[]) {
+    super('unknown contacts');
+  }
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  const e = error as { code?: unknown; driverError?: { code?: unknown } } | null;
+  const code = e?.driverError?.code ?? e?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/** Sort keys as SQL; names compare lower-cased with Unicode rules on both databases. */
+const SORT_EXPRESSIONS: { readonly [K in MonitorSort]: (db: Database) => string } = {
+  name: (db) => db.lower('m.name'),
+  created_at: () => 'm.created_at',
+  updated_at: () => 'm.updated_at',
+};
+
+@Injectable()
+export class MonitorsRepository {
+  constructor(private readonly db: Database) {}
+
+  async list(query: MonitorListQuery): Promise<{ total: number; records: MonitorRecord[] }> {
+    const qb = this.db.manager
+      .createQueryBuilder(MonitorEntity, 'm')
+      .where('m.account_id = :accountId', { accountId: query.accountId });
+    if (query.active !== undefined) qb.andWhere('m.active = :active', { active: this.db.bool(query.active) });
+    if (query.type !== undefined) qb.andWhere('m.monitor_type = :type', { type: query.type });
+    const total = await qb.getCount();
+    const offset = pageOffset(query.page, total);
+    if (offset === null) return { total, records: [] };
+    const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+    const monitors = await qb
+      .orderBy(SORT_EXPRESSIONS[query.sort](this.db), direction)
+      .addOrderBy('m.id', direction)
+      .offset(offset)
+      .limit(query.page.perPage)
+      .getMany();
+    return { total, records: await this.withContacts(this.db.manager, monitors) };
+  }
+
+  async findOne(accountId: string, id: string): Promise<MonitorRecord | null> {
+    const monitor = await this.db.manager.findOneBy(MonitorEntity, { id, accountId });
+    if (!monitor) return null;
+    const [record] = await this.withContacts(this.db.manager, [monitor]);
+    return record ?? null;
+  }
+
+  /**
+   * Inserts a new monitor, or writes an existing one's configuration; `contactIds` (when given)
+   * replaces its contact list. `last_status` and `last_status_change` are written only at
+   * insert: after that they belong to the evaluator (OutboxService.recordTransition), so an API update racing a
+   * status change never writes a stale status back.
+   */
+  async save(monitor: MonitorEntity, contactIds: string[] | undefined, isNew: boolean): Promise<void> {
+    await this.db
+      .transaction(async (m) => {
+        if (contactIds !== undefined) await this.assertContactsOwned(m, monitor.accountId, contactIds);
+        if (isNew) {
+          await m.insert(MonitorEntity, monitor);
+        } else {
+          const {
+            id,
+            accountId,
+            lastStatus: _s,
+            lastStatusChange: _c,
+            account: _a,
+            createdAt: _t,
+            ...config
+          } = monitor;
+          await m.update(MonitorEntity, { id, accountId }, config);
+        }
+        if (contactIds !== undefined) {
+          await m.delete(MonitorContactEntity, { monitorId: monitor.id });
+          if (contactIds.length > 0) {
+            await m.insert(
+              MonitorContactEntity,
+              contactIds.map((contactId, position) => ({ monitorId: monitor.id, contactId, position })),
+            );
+          }
+        }
+      })
+      .catch((error: unknown) => {
+        // A contact deleted concurrently, between the check and the insert.
+        if (isForeignKeyViolation(error)) throw new UnknownContactsError(contactIds ?? []);
+        throw error;
+      });
+  }
+
+  async setActive(accountId: string, id: string, active: boolean, updatedAt: number): Promise<MonitorEntity | null> {
+    return this.db.transaction(async (m) => {
+      const result = await m.update(MonitorEntity, { id, accountId }, { active, updatedAt });
+      if ((result.affected ?? 0) === 0) return null;
+      return m.findOneBy(MonitorEntity, { id, accountId });
+    });
+  }
+
+  /** Every monitor of every account: what a coordinator schedules at start. */
+  listAll(): Promise<MonitorEntity[]> {
+    return this.db.manager.find(MonitorEntity);
+  }
+
+  /** Deletes a monitor and everything hanging off it (foreign keys cascade). */
+  async delete(accountId: string, id: string): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      const result = await m.delete(MonitorEntity, { id, accountId });
+      return (result.affected ?? 0) > 0;
+    });
+  }
+
+  async countByStatus(accountId: string): Promise<{ total: number; up: number; down: number; paused: number }> {
+    const rows = await this.db.manager
+      .createQueryBuilder(MonitorEntity, 'm')
+      .select('m.last_status', 'last_status')
+      .addSelect('m.active', 'active')
+      .addSelect('COUNT(*)', 'n')
+      .where('m.account_id = :accountId', { accountId })
+      .groupBy('m.last_status')
+      .addGroupBy('m.active')
+      .getRawMany<{ last_status: LastStatus; active: boolean | number; n: string | number }>();
+    const counts = { total: 0, up: 0, down: 0, paused: 0 };
+    for (const row of rows) {
+      const n = Number(row.n);
+      counts.total += n;
+      if (row.last_status === 'up') counts.up += n;
+      if (row.last_status === 'down') counts.down += n;
+      if (!row.active) counts.paused += n;
+    }
+    return counts;
+  }
+
+  private async assertContactsOwned(m: EntityManager, accountId: string, contactIds: string[]): Promise<void> {
+    if (contactIds.length === 0) return;
+    const found = await m.find(ContactEntity, { select: { id: true }, where: { accountId, id: In(contactIds) } });
+    const owned = new Set(found.map((c) => c.id));
+    const missing = contactIds.filter((id) => !owned.has(id));
+    if (missing.length > 0) throw new UnknownContactsError(missing);
+  }
+
+  private async withContacts(m: EntityManager, monitors: MonitorEntity[]): Promise<MonitorRecord[]> {
+    if (monitors.length === 0) return [];
+    const links = await m.find(MonitorContactEntity, {
+      where: { monitorId: In(monitors.map((x) => x.id)) },
+      order: { monitorId: 'ASC', position: 'ASC' },
+    });
+    const byMonitor = new Map<string, string[]>();
+    for (const link of links) {
+      const list = byMonitor.get(link.monitorId) ?? [];
+      list.push(link.contactId);
+      byMonitor.set(link.monitorId, list);
+    }
+    return monitors.map((monitor) => ({ monitor, contactIds: byMonitor.get(monitor.id) ?? [] }));
+  }
+}

@@ -1,0 +1,140 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, newObjectId, type Clock } from '#runtime';
+import { AccountsRepository } from '../auth/accounts.repository.js';
+import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
+import { validateInput } from '../common/validate.js';
+import { AppError, notFound, validationError } from '../errors.js';
+import { MonitorEvents } from './monitor-events.js';
+import { MonitorEntity } from './monitor.entity.js';
+import { CreateMonitorDto, ListMonitorsQuery, MONITOR_LIMITS, UpdateMonitorDto } from './monitor.dto.js';
+import { toMonitorActivityJson, toMonitorJson, type MonitorJson } from './monitor.mapper.js';
+import { splitSettings } from './monitor-settings.js';
+import { MonitorsRepository, UnknownContactsError, type MonitorRecord } from './monitors.repository.js';
+
+export const DEFAULT_MONITORS_PER_PAGE = 50;
+
+@Injectable()
+export class MonitorsService {
+  constructor(
+    private readonly monitors: MonitorsRepository,
+    private readonly accounts: AccountsRepository,
+    private readonly events: MonitorEvents,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async list(
+    accountId: string,
+    query: ListMonitorsQuery,
+  ): Promise<{ monitors: MonitorJson[]; pagination: Pagination }> {
+    const page = pageRequest(query, DEFAULT_MONITORS_PER_PAGE);
+    const { total, records } = await this.monitors.list({
+      accountId,
+      active: query.active === undefined ? undefined : query.active === 'true',
+      type: query.monitor_type,
+      sort: query.sort ?? 'created_at',
+      order: query.order ?? 'desc',
+      page,
+    });
+    return { monitors: records.map(toMonitorJson), pagination: paginationOf(page, total) };
+  }
+
+  async get(accountId: string, id: string): Promise<MonitorJson> {
+    return toMonitorJson(await this.load(accountId, id));
+  }
+
+  async create(accountId: string, dto: CreateMonitorDto): Promise<MonitorJson> {
+    const now = this.clock.now();
+    const seconds = Math.floor(now / 1000);
+    const { type, settings } = splitSettings(dto.settings);
+    const monitor = Object.assign(new MonitorEntity(), {
+      id: newObjectId(now),
+      accountId,
+      name: dto.name,
+      active: dto.active ?? true,
+      checkInterval: dto.check_interval ?? MONITOR_LIMITS.checkInterval.default,
+      timeout: dto.timeout ?? MONITOR_LIMITS.timeout.default,
+      failThreshold: dto.fail_threshold ?? MONITOR_LIMITS.failThreshold.default,
+      regions: dto.regions,
+      monitorType: type,
+      settings,
+      lastStatus: 'pending' as const,
+      lastStatusChange: seconds,
+      createdAt: seconds,
+      updatedAt: seconds,
+    });
+    const contactIds = dto.contacts ?? [];
+    await this.saveChecked(monitor, contactIds, true);
+    return toMonitorJson({ monitor, contactIds });
+  }
+
+  /** PUT: the monitor must exist (404) before the body is judged (422). */
+  async update(accountId: string, id: string, body: unknown): Promise<MonitorJson> {
+    const record = await this.load(accountId, id);
+    const dto = validateInput(UpdateMonitorDto, body === undefined ? {} : body);
+    const monitor = record.monitor;
+    if (dto.name !== undefined) monitor.name = dto.name;
+    if (dto.active !== undefined) monitor.active = dto.active;
+    if (dto.check_interval !== undefined) monitor.checkInterval = dto.check_interval;
+    if (dto.timeout !== undefined) monitor.timeout = dto.timeout;
+    if (dto.fail_threshold !== undefined) monitor.failThreshold = dto.fail_threshold;
+    if (dto.regions !== undefined) monitor.regions = dto.regions;
+    if (dto.settings !== undefined) {
+      const { type, settings } = splitSettings(dto.settings);
+      monitor.monitorType = type;
+      monitor.settings = settings;
+    }
+    monitor.updatedAt = Math.floor(this.clock.now() / 1000);
+    await this.saveChecked(monitor, dto.contacts, false);
+    return toMonitorJson({ monitor, contactIds: dto.contacts ?? record.contactIds });
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    if (!(await this.monitors.delete(accountId, id))) throw notFound.monitor();
+    this.events.emit({ kind: 'deleted', monitorId: id });
+  }
+
+  async pause(accountId: string, id: string) {
+    return this.setActive(accountId, id, false);
+  }
+
+  async resume(accountId: string, id: string) {
+    const monitor = await this.load(accountId, id);
+    const account = await this.accounts.findAccount(accountId);
+    if (account?.subscriptionStatus !== 'active') {
+      throw new AppError(
+        'SUBSCRIPTION_NOT_ACTIVE',
+        'The account subscription is not active; the monitor stays paused.',
+      );
+    }
+    return this.setActive(accountId, monitor.monitor.id, true);
+  }
+
+  private async setActive(accountId: string, id: string, active: boolean) {
+    const monitor = await this.monitors.setActive(accountId, id, active, Math.floor(this.clock.now() / 1000));
+    if (!monitor) throw notFound.monitor();
+    this.events.emit({ kind: 'saved', monitor });
+    return toMonitorActivityJson(monitor);
+  }
+
+  private async load(accountId: string, id: string): Promise<MonitorRecord> {
+    const record = await this.monitors.findOne(accountId, id);
+    if (!record) throw notFound.monitor();
+    return record;
+  }
+
+  private async saveChecked(monitor: MonitorEntity, contactIds: string[] | undefined, isNew: boolean): Promise<void> {
+    try {
+      await this.monitors.save(monitor, contactIds, isNew);
+      this.events.emit({ kind: 'saved', monitor });
+    } catch (error) {
+      if (!(error instanceof UnknownContactsError)) throw error;
+      const wanted = contactIds ?? [];
+      throw validationError(
+        error.contactIds.map((id) => ({
+          field: `contacts[${wanted.indexOf(id)}]`,
+          message: 'is not a contact of this account',
+        })),
+      );
+    }
+  }
+}

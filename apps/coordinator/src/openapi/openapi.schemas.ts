@@ -1,0 +1,775 @@
+/**
+ * The JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of the API's resources, built from
+ * the constants and types the code itself validates and answers with. Field maps are typed
+ * `FieldsOf<Dto>`, so a field added to or removed from a DTO or response type does not
+ * compile until it is documented here; enums and bounds are imported, never retyped.
+ */
+import {
+  CHECK_STATUSES,
+  FAILURE_PHASES,
+  HTTP_METHODS,
+  HTTPS_LIMITS,
+  MAX_ERROR_LENGTH,
+  MAX_URL_LENGTH,
+  MONITOR_TYPES,
+  REGION_IDS,
+  type HttpsSettingsDto,
+  type MonitorType,
+  type PingSettingsDto,
+  type TcpSettingsDto,
+} from '#contracts';
+import { SUBSCRIPTION_STATUSES } from '../auth/account.entity.js';
+import type { AccountJson } from '../account/account.service.js';
+import type { PageQuery, Pagination } from '../common/pagination.js';
+import {
+  AlertingDetails,
+  CHANNEL_TABLE,
+  CHANNELS,
+  ChatWebhookDetails,
+  DEFAULT_SEVERITY_MAPPING,
+  EmailDetails,
+  IncidentMgmtDetails,
+  DETAIL_LIMITS,
+  PagingDetails,
+  PushDetails,
+  REDACTED,
+  TicketingDetails,
+  WebhookDetails,
+  type Channel,
+} from '../contacts/channels.js';
+import { CONTACT_NAME_MAX, type CreateContactDto, type UpdateContactDto } from '../contacts/contact.dto.js';
+import type { ContactError } from '../contacts/contact.entity.js';
+import type { ContactJson, toContactStateJson } from '../contacts/contact.mapper.js';
+import type { FieldProblem } from '../errors.js';
+import type { CheckJson, CheckTimingsJson } from '../history/history.mapper.js';
+import {
+  MIN_ROLLUP_DAYS,
+  STATS_PERIODS,
+  type MonitorStatsJson,
+  type RegionStatsJson,
+  type StatsFiguresJson,
+} from '../history/stats.js';
+import { COMMENT_MAX, type IncidentCommentDto } from '../incidents/incident.dto.js';
+import type { RegionEvidence } from '../incidents/incident.entity.js';
+import type { IncidentJson } from '../incidents/incident.mapper.js';
+import type { LastStatus } from '../monitors/monitor.entity.js';
+import type { MonitorJson, toMonitorActivityJson } from '../monitors/monitor.mapper.js';
+import { MONITOR_LIMITS, type CreateMonitorDto, type UpdateMonitorDto } from '../monitors/monitor.dto.js';
+import type { ContactTestService } from '../notify/contact-test.service.js';
+
+// ---- helpers ---------------------------------------------------------------------------
+
+export type Schema = { readonly [keyword: string]: unknown };
+
+/** One schema per field of T: no field left out, none invented. */
+export type FieldsOf<T> = { readonly [K in keyof T]-?: Schema };
+
+/** Every member of a string union, checked by the compiler in both directions. */
+export function everyOf<T extends string>() {
+  return <const L extends readonly T[]>(
+    list: L & ([Exclude<T, L[number]>] extends [never] ? unknown : { missing: Exclude<T, L[number]> }),
+  ): L => list;
+}
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+/** A closed object: the listed properties, `required` all of them unless told otherwise. */
+export function object(
+  properties: Readonly<Record<string, Schema>>,
+  required: readonly string[] = Object.keys(properties),
+  extra: Schema = {},
+): Schema {
+  return { type: 'object', properties, required: [...required], additionalProperties: false, ...extra };
+}
+
+export const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+
+const integerIn = (range: { min: number; max: number; default?: number }, description: string): Schema => ({
+  type: 'integer',
+  minimum: range.min,
+  maximum: range.max,
+  ...(range.default === undefined ? {} : { default: range.default }),
+  description,
+});
+
+const count = (description: string): Schema => ({ type: 'integer', minimum: 0, description });
+
+const bool = (description: string, fallback?: boolean): Schema => ({
+  type: 'boolean',
+  ...(fallback === undefined ? {} : { default: fallback }),
+  description,
+});
+
+/** A name as `displayName` checks it. */
+const displayName = (max: number): Schema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: max,
+  description: `1 to ${max} Unicode code points (any script, emoji included); not blank; no control or bidirectional-override characters.`,
+});
+
+/** A regular-expression source matching `text` in any letter case (URL schemes are caseless). */
+const caseless = (text: string): string =>
+  [...text].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('');
+
+const url = (scheme: string, description: string): Schema => ({
+  type: 'string',
+  maxLength: MAX_URL_LENGTH,
+  pattern: `^${scheme}://`,
+  description,
+});
+const HTTP_OR_HTTPS = `${caseless('http')}[sS]?`;
+
+/** The names of `all`'s properties that `writable` lacks: what a request may send back and is ignored. */
+function readOnlyFields(all: Readonly<Record<string, Schema>>, writable: Readonly<Record<string, Schema>>) {
+  return Object.fromEntries(
+    Object.keys(all)
+      .filter((key) => !(key in writable))
+      .map((key) => [
+        key,
+        { readOnly: true, description: 'Read-only: accepted and ignored, so a GET body can be sent back.' },
+      ]),
+  );
+}
+
+// ---- shared ----------------------------------------------------------------------------
+
+export const LAST_STATUSES = everyOf<LastStatus>()(['pending', 'up', 'down']);
+export const SORT_ORDERS = everyOf<NonNullable<PageQuery['order']>>()(['asc', 'desc']);
+
+const objectId: Schema = {
+  type: 'string',
+  pattern: '^[0-9a-f]{24}$',
+  description: '24-character lowercase hexadecimal object id.',
+  example: '6650f0c2a1b2c3d4e5f60718',
+};
+
+const timestamp: Schema = { type: 'integer', minimum: 0, description: 'Unix time in seconds.' };
+
+const paginationFields = {
+  page: { type: 'integer', minimum: 1, description: 'This page (1-based).' },
+  per_page: { type: 'integer', minimum: 1, description: 'Page size.' },
+  total: count('Items over all pages.'),
+  total_pages: count('Number of pages (0 when there are no items).'),
+  has_next: bool('A later page exists.'),
+  has_prev: bool('An earlier page exists.'),
+} satisfies FieldsOf<Pagination>;
+
+const fieldProblem = {
+  field: { type: 'string', description: 'Dotted path of the offending input, e.g. `settings.https.url`.' },
+  message: { type: 'string', description: 'What is wrong with it.' },
+} satisfies FieldsOf<FieldProblem>;
+
+// ---- monitors --------------------------------------------------------------------------
+
+const httpsSettingsFields = {
+  url: url(HTTP_OR_HTTPS, 'An absolute `http://` or `https://` URL with a host and no user information.'),
+  check_certificate_expiration: bool(
+    'Report the TLS certificate expiry and alert 14 days and 1 day before it. Always returned.',
+    false,
+  ),
+  http_method: { enum: [...HTTP_METHODS], default: 'GET', description: 'Request method. Returned only when set.' },
+  http_statuses: {
+    type: 'string',
+    maxLength: HTTPS_LIMITS.httpStatusesLength,
+    default: '200-399',
+    description: 'Accepted status codes and ranges, e.g. `200-299,301`. Returned only when set.',
+  },
+  request_headers: {
+    type: 'string',
+    maxLength: HTTPS_LIMITS.requestHeadersLength,
+    description: `Newline-separated \`Name: value\` lines (at most ${HTTPS_LIMITS.requestHeaders}). Returned only when set.`,
+  },
+  request_body: {
+    type: 'string',
+    maxLength: HTTPS_LIMITS.requestBodyLength,
+    description: 'Request body to send. Returned only when set.',
+  },
+  response_body: {
+    type: 'string',
+    minLength: 1,
+    maxLength: HTTPS_LIMITS.responseBodyLength,
+    description: 'Text the response body must contain. Returned only when set.',
+  },
+  follow_redirect: bool(`Follow up to ${HTTPS_LIMITS.redirects} redirects. Returned only when set.`, true),
+} satisfies FieldsOf<HttpsSettingsDto>;
+
+const tcpSettingsFields = {
+  url: url(caseless('tcp'), '`tcp://<host>:<port>`, port 1..65535; host a name, IPv4 or bracketed IPv6.'),
+} satisfies FieldsOf<TcpSettingsDto>;
+
+const pingSettingsFields = {
+  url: url(caseless('ping'), '`ping://<host-or-ip>` (ICMP echo); host a name, IPv4 or bracketed IPv6.'),
+} satisfies FieldsOf<PingSettingsDto>;
+
+const SETTINGS_SCHEMAS: { readonly [K in MonitorType]: string } = {
+  https: 'HttpsSettings',
+  tcp: 'TcpSettings',
+  ping: 'PingSettings',
+};
+
+/** Writable monitor fields: the body of POST (some required) and PUT (all optional). */
+const monitorWritable = {
+  name: displayName(MONITOR_LIMITS.name),
+  settings: ref('MonitorSettings'),
+  active: bool('Alerting on (true) or paused (false).', true),
+  check_interval: integerIn(MONITOR_LIMITS.checkInterval, 'Seconds between checks from each region.'),
+  timeout: integerIn(MONITOR_LIMITS.timeout, 'Seconds before a check counts as failed.'),
+  fail_threshold: integerIn(
+    MONITOR_LIMITS.failThreshold,
+    'Consecutive failed checks (across regions) before the monitor is down.',
+  ),
+  regions: {
+    type: 'array',
+    items: ref('Region'),
+    minItems: 1,
+    maxItems: REGION_IDS.length,
+    uniqueItems: true,
+    description: 'Regions to check from, in rotation order; at least one.',
+  },
+  contacts: {
+    type: 'array',
+    items: ref('ObjectId'),
+    maxItems: MONITOR_LIMITS.contacts,
+    uniqueItems: true,
+    default: [],
+    description: 'Ids of contacts of this account to notify; a supplied list replaces the stored one.',
+  },
+} satisfies FieldsOf<CreateMonitorDto> & FieldsOf<UpdateMonitorDto>;
+
+export const MONITOR_REQUIRED = ['name', 'settings', 'regions'] as const satisfies readonly (keyof CreateMonitorDto)[];
+
+const monitorFields = {
+  id: ref('ObjectId'),
+  ...monitorWritable,
+  settings: {
+    allOf: [ref('MonitorSettings')],
+    properties: { https: { required: ['url', 'check_certificate_expiration'] } },
+  },
+  contacts: { type: 'array', items: ref('ObjectId'), description: 'Ids of the contacts notified.' },
+  last_status: {
+    enum: [...LAST_STATUSES],
+    description: '`pending` until the first check result, then `up` or `down`. Paused monitors keep checking.',
+  },
+  last_status_change: { ...timestamp, description: 'When last_status last changed (starts at created_at).' },
+  created_at: timestamp,
+  updated_at: { ...timestamp, description: 'Last change through the API (PUT, pause, resume).' },
+} satisfies FieldsOf<MonitorJson>;
+
+const monitorActivityFields = {
+  id: ref('ObjectId'),
+  name: { type: 'string' },
+  active: { type: 'boolean', description: 'false after pause, true after resume.' },
+  updated_at: timestamp,
+} satisfies FieldsOf<ReturnType<typeof toMonitorActivityJson>>;
+
+// ---- contacts: channel details ---------------------------------------------------------
+
+type DetailsClass = new () => object;
+
+interface DetailsSpec {
+  cls: DetailsClass;
+  description: string;
+  fields: Readonly<Record<string, Schema>>;
+  /** Fields the response adds to the stored ones. */
+  responseExtra?: Readonly<Record<string, Schema>>;
+}
+
+function details<T extends object>(
+  cls: new () => T,
+  description: string,
+  fields: FieldsOf<T>,
+  responseExtra?: Readonly<Record<string, Schema>>,
+): DetailsSpec {
+  return { cls, description, fields, responseExtra };
+}
+
+const emailAddress: Schema = {
+  type: 'string',
+  format: 'email',
+  maxLength: DETAIL_LIMITS.emailLength,
+  description: 'An email address.',
+};
+const httpsOnly = url(caseless('https'), 'An `https://` URL.');
+const credential: Schema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: DETAIL_LIMITS.credentialLength,
+  pattern: DETAIL_LIMITS.credentialPattern.source,
+  description: 'A credential: printable ASCII, no spaces.',
+};
+const tagList: Schema = {
+  type: 'array',
+  items: { type: 'string', minLength: 1, maxLength: DETAIL_LIMITS.tag.length },
+  maxItems: DETAIL_LIMITS.tag.count,
+  uniqueItems: true,
+};
+const SEVERITY_LEVELS = [...DETAIL_LIMITS.severityLevels];
+
+const DETAILS: readonly DetailsSpec[] = [
+  details(EmailDetails, 'Email delivery.', { email: emailAddress }),
+  details(WebhookDetails, 'HTTP POST of a JSON event to a custom endpoint.', {
+    url: url(HTTP_OR_HTTPS, 'An absolute `http://` or `https://` URL.'),
+    secret: {
+      type: 'string',
+      pattern: DETAIL_LIMITS.webhookSecretPattern.source,
+      description: `\`whsec_\` + base64 of ${DETAIL_LIMITS.webhookSecretBytes.min} to ${DETAIL_LIMITS.webhookSecretBytes.max} random bytes; enables Standard Webhooks signing.`,
+    },
+  }),
+  details(ChatWebhookDetails, 'Team chat through an incoming webhook (https only).', { webhook_url: httpsOnly }),
+  details(PagingDetails, 'Incidents in a paging service, with severity mapping and auto-resolution.', {
+    integration_key: credential,
+    severity_mapping: {
+      type: 'object',
+      properties: Object.fromEntries(
+        Object.keys(DEFAULT_SEVERITY_MAPPING).map((key) => [key, { enum: SEVERITY_LEVELS }]),
+      ),
+      additionalProperties: false,
+      description: 'Severity sent per event class; keys left out keep their defaults.',
+    },
+    auto_resolve_incidents: { type: 'boolean', description: 'Resolve the incident on recovery.' },
+  }),
+  details(IncidentMgmtDetails, 'Incidents in an incident-management service via webhook.', {
+    webhook_url: httpsOnly,
+    bearer_token: credential,
+    auto_resolve_incidents: { type: 'boolean', description: 'Resolve the incident on recovery.' },
+  }),
+  details(AlertingDetails, 'Alerts in an alerting service.', {
+    api_key: credential,
+    priority: { enum: [...DETAIL_LIMITS.alertPriorities] },
+    responders: {
+      type: 'array',
+      maxItems: DETAIL_LIMITS.responders.count,
+      items: object({
+        type: { enum: [...DETAIL_LIMITS.responders.types] },
+        id: { type: 'string', minLength: 1, maxLength: DETAIL_LIMITS.responders.idLength },
+      }),
+    },
+    tags: tagList,
+    auto_close_alerts: { type: 'boolean', description: 'Close the alert on recovery.' },
+    eu_instance: { type: 'boolean', description: 'Use the EU instance of the service.' },
+  }),
+  details(TicketingDetails, 'Support tickets.', {
+    subdomain: {
+      type: 'string',
+      pattern: DETAIL_LIMITS.zendeskSubdomainPattern.source,
+      description: 'Account subdomain: lowercase letters, digits and hyphens.',
+    },
+    email: emailAddress,
+    api_token: credential,
+    priority: { enum: [...DETAIL_LIMITS.ticketPriorities] },
+    custom_fields: {
+      type: 'array',
+      maxItems: DETAIL_LIMITS.customFields.count,
+      items: object({
+        id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+        value: { type: 'string', maxLength: DETAIL_LIMITS.customFields.valueLength },
+      }),
+    },
+    tags: tagList,
+    auto_solve_tickets: { type: 'boolean', description: 'Solve the ticket on recovery.' },
+  }),
+  details(
+    PushDetails,
+    'A browser push subscription. Registered by browsers (admin CLI), never created, changed or deleted through the API.',
+    {
+      endpoint: httpsOnly,
+      keys: object({ p256dh: { type: 'string' }, auth: { type: 'string' } }),
+    },
+    { endpoint_host: { type: 'string', description: 'Host of the push endpoint, for telling subscriptions apart.' } },
+  ),
+];
+
+/** Channels grouped by the details class that validates them, in CHANNELS order. */
+interface ChannelGroup {
+  spec: DetailsSpec;
+  name: string;
+  channels: Channel[];
+  secrets: readonly string[];
+  defaults: Readonly<Record<string, unknown>>;
+  readOnly: boolean;
+}
+
+function channelGroups(): ChannelGroup[] {
+  const groups: ChannelGroup[] = [];
+  for (const channel of CHANNELS) {
+    const definition = CHANNEL_TABLE[channel];
+    const existing = groups.find((g) => g.spec.cls === definition.details);
+    if (existing) {
+      const same =
+        existing.readOnly === definition.readOnly &&
+        JSON.stringify(existing.secrets) === JSON.stringify(definition.secrets) &&
+        JSON.stringify(existing.defaults) === JSON.stringify(definition.defaults);
+      if (!same) throw new Error(`channels sharing ${definition.details.name} differ in secrets or defaults`);
+      existing.channels.push(channel);
+      continue;
+    }
+    const spec = DETAILS.find((d) => d.cls === definition.details);
+    if (!spec) throw new Error(`the OpenAPI document has no details schema for channel ${channel}`);
+    groups.push({
+      spec,
+      name: definition.details.name,
+      channels: [channel],
+      secrets: definition.secrets,
+      defaults: definition.defaults,
+      readOnly: definition.readOnly,
+    });
+  }
+  return groups;
+}
+
+export const CHANNEL_GROUPS = channelGroups();
+
+const REDACTED_VALUE: Schema = { const: REDACTED, description: `A secret: always returned as ${REDACTED}.` };
+
+/** Details as returned: every field (defaults filled in), secrets redacted. */
+function detailsResponse(group: ChannelGroup): Schema {
+  const properties: Record<string, Schema> = {};
+  for (const [key, field] of Object.entries(group.spec.fields)) {
+    const fallback = group.defaults[key];
+    let schema: Schema = group.secrets.includes(key) ? REDACTED_VALUE : field;
+    if (fallback !== null && typeof fallback === 'object' && !Array.isArray(fallback)) {
+      schema = { ...schema, required: Object.keys(fallback) };
+    }
+    properties[key] = fallback === null ? nullable(schema) : schema;
+  }
+  Object.assign(properties, group.spec.responseExtra);
+  return object(properties, Object.keys(properties), { description: group.spec.description });
+}
+
+/** Details as accepted on create (`patch` false) or merged over the stored ones on PUT. */
+function detailsRequest(group: ChannelGroup, patch: boolean): Schema {
+  const properties: Record<string, Schema> = {};
+  const required: string[] = [];
+  for (const [key, field] of Object.entries(group.spec.fields)) {
+    const fallback = group.defaults[key];
+    let schema = field;
+    if (group.secrets.includes(key)) {
+      schema = patch
+        ? { anyOf: [field, { const: REDACTED }], description: `${REDACTED} keeps the stored secret.` }
+        : { ...field, not: { const: REDACTED } };
+    }
+    if (fallback === null) schema = nullable(schema);
+    if (fallback === undefined) required.push(key);
+    else schema = { ...schema, default: fallback };
+    properties[key] = schema;
+  }
+  const description = patch
+    ? `Merged field by field over the stored details (objects merge too); the result must satisfy ${group.name}Input.`
+    : group.spec.description;
+  return object(properties, patch ? [] : required, { description });
+}
+
+const WRITABLE_CHANNELS = CHANNELS.filter((channel) => !CHANNEL_TABLE[channel].readOnly);
+
+// ---- contacts --------------------------------------------------------------------------
+
+const contactErrorFields = {
+  code: { type: 'string', description: 'Why the last deliveries failed.' },
+  message: { type: 'string' },
+  failed_at: timestamp,
+  consecutive_failures: { type: 'integer', minimum: 1 },
+} satisfies FieldsOf<ContactError>;
+
+const contactWritable = {
+  name: displayName(CONTACT_NAME_MAX),
+  channel: ref('Channel'),
+  details: { type: 'object', description: 'Channel-specific configuration; see the schema of each channel.' },
+  active: bool('Notifications on; set to false automatically after 5 consecutive failed deliveries.', true),
+  down_alerts_only: bool('Send only down alerts, no recovery alerts.', false),
+} satisfies FieldsOf<CreateContactDto> & FieldsOf<UpdateContactDto>;
+
+const contactFields = {
+  id: ref('ObjectId'),
+  ...contactWritable,
+  created_at: timestamp,
+  error: {
+    anyOf: [ref('ContactError'), { type: 'null' }],
+    description: 'The last delivery problem, or null. Reactivate clears it.',
+  },
+} satisfies FieldsOf<ContactJson>;
+
+const contactStateFields = {
+  id: contactFields.id,
+  name: contactFields.name,
+  channel: contactFields.channel,
+  active: contactFields.active,
+  down_alerts_only: contactFields.down_alerts_only,
+} satisfies FieldsOf<ReturnType<typeof toContactStateJson>>;
+
+/** `channel` decides the schema of `details`: one branch per details class. */
+function byChannel(groups: readonly ChannelGroup[], schemaName: (group: ChannelGroup) => string): Schema[] {
+  return groups.map((group) => ({
+    required: ['channel', 'details'],
+    properties: { channel: { enum: group.channels }, details: ref(schemaName(group)) },
+  }));
+}
+
+const writableGroups = CHANNEL_GROUPS.filter((group) => !group.readOnly);
+
+const contactTestFields = {
+  message: { type: 'string', description: 'Says which contact the test notification was delivered to.' },
+} satisfies FieldsOf<Awaited<ReturnType<ContactTestService['send']>>>;
+
+// ---- account ---------------------------------------------------------------------------
+
+const accountFields = {
+  id: ref('ObjectId'),
+  name: { type: 'string' },
+  subscription_status: {
+    enum: [...SUBSCRIPTION_STATUSES],
+    description: 'An inactive subscription cannot resume monitors.',
+  },
+  monitors_count: count('All monitors of the account.'),
+  up_monitors: count('Monitors whose last_status is up.'),
+  down_monitors: count('Monitors whose last_status is down.'),
+  paused_monitors: count('Monitors with active false.'),
+  created_at: timestamp,
+} satisfies FieldsOf<AccountJson>;
+
+// ---- check history ---------------------------------------------------------------------
+
+const milliseconds = (description: string): Schema => ({ type: 'integer', minimum: 0, description });
+const phaseTime = (description: string): Schema => nullable(milliseconds(description));
+
+const checkTimingsFields = {
+  dns_ms: phaseTime('Name resolution; null when the check did not resolve a name.'),
+  connect_ms: phaseTime('TCP connection set-up; null when not reached.'),
+  tls_ms: phaseTime('TLS handshake; null without TLS or when not reached.'),
+  first_byte_ms: phaseTime('Request sent until the first response byte (HTTP); null otherwise.'),
+  total_ms: milliseconds('The whole check.'),
+} satisfies FieldsOf<CheckTimingsJson>;
+
+const checkFields = {
+  id: ref('ObjectId'),
+  region: ref('Region'),
+  status: {
+    enum: [...CHECK_STATUSES],
+    description:
+      '`unknown`: Picket could not tell (no agent for the region, an internal error); never counts as up or down.',
+  },
+  response_time_ms: phaseTime('Total time of the check when it reached a verdict, else null.'),
+  timings: ref('CheckTimings'),
+  http_status: nullable({ type: 'integer', minimum: 100, maximum: 999, description: 'HTTP status (https checks).' }),
+  error: nullable({
+    type: 'string',
+    maxLength: MAX_ERROR_LENGTH,
+    description: 'Why the check was not up, in short; never a response body.',
+  }),
+  phase: nullable({ enum: [...FAILURE_PHASES], description: 'Where a check that was not up failed.' }),
+  checked_at: { ...timestamp, description: 'When the result was recorded.' },
+  checker_ip: nullable({ type: 'string', description: 'The address the check left from, when known.' }),
+} satisfies FieldsOf<CheckJson>;
+
+const statsFiguresFields = {
+  checks: count('Results in the period: up, down and unknown.'),
+  failures: count('Down results.'),
+  unknowns: count('Unknown results (excluded from the uptime).'),
+  uptime_percent: nullable({
+    type: 'number',
+    minimum: 0,
+    maximum: 100,
+    description: 'up / (up + down) × 100, rounded to 4 decimals; null when there is no up or down result.',
+  }),
+  mean_response_ms: nullable({
+    type: 'integer',
+    minimum: 0,
+    description: 'Mean response time of up results, rounded to whole ms; null without any.',
+  }),
+  p95_response_ms: nullable({
+    type: 'integer',
+    minimum: 0,
+    description:
+      '95th percentile (nearest rank) of the response times of up results; null without any. Exact for 24h; ' +
+      'longer periods combine the daily values, weighted by their number of results.',
+  }),
+} satisfies FieldsOf<StatsFiguresJson>;
+
+const regionStatsFields = {
+  region: ref('Region'),
+  ...statsFiguresFields,
+} satisfies FieldsOf<RegionStatsJson>;
+
+const monitorStatsFields = {
+  period: { enum: [...STATS_PERIODS] },
+  from: {
+    ...timestamp,
+    description:
+      '24h: 86400 seconds before `to`. 7d/30d/90d: the start (00:00 UTC) of the first of that many UTC days ending today.',
+  },
+  to: { ...timestamp, description: 'Now.' },
+  overall: ref('StatsFigures'),
+  regions: {
+    type: 'array',
+    items: ref('RegionStats'),
+    description:
+      "The monitor's regions in its order (with zero figures when they have no results), then any other region " +
+      'with results in the period (since removed from the monitor), alphabetically.',
+  },
+} satisfies FieldsOf<MonitorStatsJson>;
+
+// ---- incidents -------------------------------------------------------------------------
+
+const regionEvidenceFields = {
+  status: { enum: [...CHECK_STATUSES], description: 'The latest result of the region when the incident opened.' },
+  response_time_ms: phaseTime('Total time of that check when it reached a verdict, else null.'),
+  error: nullable({ type: 'string', maxLength: MAX_ERROR_LENGTH, description: 'Why that check was not up.' }),
+  checked_at: { ...timestamp, description: 'When that check ran.' },
+  checker_ip: nullable({ type: 'string', description: 'The address the check left from, when known.' }),
+} satisfies FieldsOf<RegionEvidence>;
+
+const incidentFields = {
+  id: ref('ObjectId'),
+  monitor_id: ref('ObjectId'),
+  monitor_name: { type: 'string', description: 'The name of the monitor when the incident opened.' },
+  is_resolved: bool('The monitor is up again.'),
+  started_at: { ...timestamp, description: 'When the monitor went down.' },
+  resolved_at: nullable({ ...timestamp, description: 'When the monitor came back up; null while open.' }),
+  duration: count('Seconds from started_at to resolved_at, or to now while open.'),
+  reason: { type: 'string', description: 'Short cause, e.g. `HTTP 503` or `connection refused`.' },
+  user_comment: {
+    type: 'string',
+    maxLength: COMMENT_MAX,
+    description: 'Set with PUT /api/incidents/{id}/comment; `""` until then.',
+  },
+  check_results: {
+    type: 'object',
+    propertyNames: ref('Region'),
+    additionalProperties: ref('RegionEvidence'),
+    description: 'The evidence that opened the incident: the latest result of each region, keyed by region.',
+  },
+} satisfies FieldsOf<IncidentJson>;
+
+const incidentCommentFields = {
+  comment: {
+    type: 'string',
+    maxLength: COMMENT_MAX,
+    description: `At most ${COMMENT_MAX} Unicode code points; line breaks and tabs allowed, other control characters refused; \`""\` clears the comment.`,
+  },
+} satisfies FieldsOf<IncidentCommentDto>;
+
+// ---- envelopes -------------------------------------------------------------------------
+
+const ok = (fields: Readonly<Record<string, Schema>>, description: string): Schema =>
+  object({ status: { const: 'ok' }, ...fields }, undefined, { description });
+
+const page = (items: string, of: string): Readonly<Record<string, Schema>> => ({
+  [items]: { type: 'array', items: ref(of) },
+  pagination: ref('Pagination'),
+});
+
+// ---- the components --------------------------------------------------------------------
+
+export function componentSchemas(errorCodes: readonly string[]): Record<string, Schema> {
+  const schemas: Record<string, Schema> = {
+    ObjectId: objectId,
+    Timestamp: timestamp,
+    Region: { enum: [...REGION_IDS], description: 'A check region.' },
+    Pagination: object(paginationFields),
+    FieldProblem: object(fieldProblem),
+    Error: object(
+      {
+        status: { const: 'error' },
+        error: object(
+          {
+            code: { enum: errorCodes },
+            message: { type: 'string', description: 'Human-readable; never carries internals.' },
+            details: {
+              type: 'array',
+              items: ref('FieldProblem'),
+              description: 'VALIDATION_ERROR only: every problem of the request at once.',
+            },
+          },
+          ['code', 'message'],
+        ),
+      },
+      undefined,
+      { description: 'The error envelope of every failed request.' },
+    ),
+
+    HttpsSettings: object(httpsSettingsFields, ['url'], {
+      description: 'HTTP(S) check. The optional assertion fields are returned only when set.',
+    }),
+    TcpSettings: object(tcpSettingsFields, undefined, { description: 'TCP connect check.' }),
+    PingSettings: object(pingSettingsFields, undefined, { description: 'ICMP ping check.' }),
+    MonitorSettings: object(Object.fromEntries(MONITOR_TYPES.map((type) => [type, ref(SETTINGS_SCHEMAS[type])])), [], {
+      minProperties: 1,
+      maxProperties: 1,
+      description: `Exactly one key, which is the monitor type (${MONITOR_TYPES.join(', ')}). A supplied settings object replaces the stored one whole (the type may change).`,
+    }),
+    Monitor: object(monitorFields),
+    MonitorCreate: object({ ...monitorWritable, ...readOnlyFields(monitorFields, monitorWritable) }, MONITOR_REQUIRED, {
+      description: 'Unknown fields are refused (422); read-only fields are ignored.',
+    }),
+    MonitorUpdate: object({ ...monitorWritable, ...readOnlyFields(monitorFields, monitorWritable) }, [], {
+      description:
+        'Any subset of the create fields; only supplied fields change; supplied arrays and settings replace.',
+    }),
+    MonitorActivity: object(monitorActivityFields),
+
+    Channel: {
+      enum: [...CHANNELS],
+      description: `Channel of a contact. Read-only (never created, changed or deleted with an API key): ${CHANNELS.filter((c) => CHANNEL_TABLE[c].readOnly).join(', ')}.`,
+    },
+    ContactError: object(contactErrorFields),
+  };
+  for (const group of CHANNEL_GROUPS) {
+    schemas[group.name] = detailsResponse(group);
+    if (group.readOnly) continue;
+    schemas[`${group.name}Input`] = detailsRequest(group, false);
+    schemas[`${group.name}Patch`] = detailsRequest(group, true);
+  }
+  Object.assign(schemas, {
+    Contact: object(contactFields, undefined, { oneOf: byChannel(CHANNEL_GROUPS, (g) => g.name) }),
+    ContactCreate: object(
+      {
+        ...contactWritable,
+        channel: { enum: WRITABLE_CHANNELS, description: 'Set at creation; cannot change later.' },
+        ...readOnlyFields(contactFields, contactWritable),
+      },
+      ['name', 'channel', 'details'],
+      {
+        oneOf: byChannel(writableGroups, (g) => `${g.name}Input`),
+        description: 'Unknown fields are refused (422); read-only fields are ignored.',
+      },
+    ),
+    ContactUpdate: object(
+      {
+        ...contactWritable,
+        channel: { ...ref('Channel'), description: 'Accepted only when equal to the stored channel (422 otherwise).' },
+        details: { anyOf: writableGroups.map((g) => ref(`${g.name}Patch`)) },
+        ...readOnlyFields(contactFields, contactWritable),
+      },
+      [],
+      { description: 'Any subset of the fields; only supplied fields change.' },
+    ),
+    ContactState: object(contactStateFields),
+    Account: object(accountFields),
+
+    MonitorListResponse: ok({ data: object(page('monitors', 'Monitor')) }, 'A page of monitors.'),
+    MonitorResponse: ok({ data: ref('Monitor') }, 'One monitor.'),
+    MonitorActivityResponse: ok({ data: ref('MonitorActivity') }, 'The monitor after pause or resume.'),
+    ContactListResponse: ok(page('contacts', 'Contact'), 'A page of contacts (top-level keys).'),
+    ContactResponse: ok({ contact: ref('Contact') }, 'One contact (top-level key).'),
+    ContactReactivateResponse: ok({ data: object({ contact: ref('ContactState') }) }, 'The reactivated contact.'),
+    AccountResponse: ok({ data: ref('Account') }, 'The account of the API key.'),
+
+    CheckTimings: object(checkTimingsFields, undefined, { description: 'Phase timings of a check, in ms.' }),
+    Check: object(checkFields, undefined, { description: 'One check result from one region.' }),
+    StatsFigures: object(statsFiguresFields),
+    RegionStats: object(regionStatsFields),
+    MonitorStats: object(monitorStatsFields, undefined, {
+      description: `Uptime and response times. Daily figures are kept at least ${MIN_ROLLUP_DAYS} days.`,
+    }),
+    CheckListResponse: ok({ data: object(page('checks', 'Check')) }, 'A page of check results.'),
+    MonitorStatsResponse: ok({ data: ref('MonitorStats') }, "A monitor's statistics over a period."),
+    ContactTestResponse: ok({ data: object(contactTestFields) }, 'The test notification was delivered.'),
+
+    RegionEvidence: object(regionEvidenceFields, undefined, { description: "One region's evidence of an incident." }),
+    Incident: object(incidentFields, undefined, { description: 'One outage of an active monitor.' }),
+    IncidentComment: object(incidentCommentFields, undefined, { description: 'Unknown fields are refused (422).' }),
+    IncidentListResponse: ok({ data: object(page('incidents', 'Incident')) }, 'A page of incidents.'),
+    IncidentResponse: ok({ data: ref('Incident') }, 'One incident.'),
+  });
+  return schemas;
+}

@@ -1,0 +1,91 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Gauge } from 'prom-client';
+import { REGION_IDS, type MonitorType, type ProbeResult, type RegionId } from '#contracts';
+import {
+  counter,
+  latencyHistogram,
+  METRICS,
+  probeDurationHistogram,
+  probesInFlightGauge,
+  type Registry,
+} from '#runtime';
+import { METRICS_REGISTRY } from '../core.module.js';
+import type { TransportFailure } from './probe-transport.js';
+
+/** The coordinator's Prometheus metrics (names from libs/runtime/src/metrics.ts). */
+@Injectable()
+export class CoordinatorMetrics {
+  private readonly probeDuration;
+  private readonly checkResults;
+  private readonly unknownResults;
+  private readonly dispatchErrors;
+  private readonly statusChanges;
+  private readonly lateness;
+
+  constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
+    this.probeDuration = probeDurationHistogram(registry);
+    this.checkResults = counter(registry, METRICS.checkResults);
+    this.unknownResults = counter(registry, METRICS.unknownResults);
+    this.dispatchErrors = counter(registry, METRICS.dispatchErrors);
+    this.statusChanges = counter(registry, METRICS.statusChanges);
+    this.lateness = latencyHistogram(registry, METRICS.schedulerLateness);
+  }
+
+  /** Checks run by this process itself (embedded mode). */
+  recordProbe(result: ProbeResult, type: MonitorType): void {
+    this.probeDuration.observe({ region: result.region, type, result: result.status }, result.timings.total_ms / 1000);
+  }
+
+  recordResult(result: ProbeResult, type: MonitorType): void {
+    this.checkResults.inc({ region: result.region, type, status: result.status });
+    if (result.status === 'unknown' && result.agent_id !== 'coordinator') {
+      this.unknownResults.inc({ region: result.region, reason: 'agent' });
+    }
+  }
+
+  recordTransportFailure(failure: TransportFailure, region: RegionId): void {
+    this.unknownResults.inc({ region, reason: failure });
+    this.dispatchErrors.inc({ reason: failure });
+  }
+
+  recordDispatchError(reason: string): void {
+    this.dispatchErrors.inc({ reason });
+  }
+
+  recordLateness(lateMs: number): void {
+    this.lateness.observe(lateMs / 1000);
+  }
+
+  recordStatusChange(to: string): void {
+    this.statusChanges.inc({ to });
+  }
+
+  trackInFlight(read: () => number): void {
+    probesInFlightGauge(this.registry, read);
+  }
+
+  trackMonitors(read: () => Record<string, number>): void {
+    new Gauge({
+      name: METRICS.monitorsByStatus.name,
+      help: METRICS.monitorsByStatus.help,
+      labelNames: [...METRICS.monitorsByStatus.labelNames],
+      registers: [this.registry],
+      collect() {
+        for (const [status, n] of Object.entries(read())) this.set({ status }, n);
+      },
+    });
+  }
+
+  trackAgents(read: () => Record<RegionId, number>): void {
+    new Gauge({
+      name: METRICS.agentsSeen.name,
+      help: METRICS.agentsSeen.help,
+      labelNames: [...METRICS.agentsSeen.labelNames],
+      registers: [this.registry],
+      collect() {
+        const counts = read();
+        for (const region of REGION_IDS) this.set({ region }, counts[region]);
+      },
+    });
+  }
+}

@@ -1,0 +1,77 @@
+import {
+  ProbeResultDto,
+  subjectsFor,
+  type Subjects,
+  toWireRequest,
+  unknownResult,
+  type ProbeRequest,
+  type ProbeResult,
+} from '#contracts';
+import type { Clock, NatsConnection } from '#runtime';
+import { checkInput } from '#validation';
+import { REPLY_GRACE_MS, type ProbeTransport, type TransportFailure } from './probe-transport.js';
+
+/** The agent id on UNKNOWN results the coordinator itself produces. */
+export const COORDINATOR_AGENT_ID = 'coordinator';
+
+function failureOf(error: unknown): TransportFailure {
+  const e = error as { name?: string; message?: string; cause?: unknown; isNoResponders?: () => boolean } | null;
+  if (e?.isNoResponders?.() || (e?.cause as { name?: string } | undefined)?.name === 'NoRespondersError') {
+    return 'no_responders';
+  }
+  if (e?.name === 'TimeoutError' || (e?.cause as { name?: string } | undefined)?.name === 'TimeoutError')
+    return 'timeout';
+  return 'transport';
+}
+
+const MESSAGES: { readonly [K in TransportFailure]: (region: string) => string } = {
+  no_responders: (region) => `no agent serves region ${region}`,
+  timeout: (region) => `no answer from the agents of region ${region} in time`,
+  transport: () => 'the message bus (NATS) is unavailable',
+  invalid_reply: (region) => `an agent of region ${region} sent an invalid reply`,
+};
+
+/**
+ * Core NATS request/reply to `picket.probe.<region>`, answered by one agent of the region's
+ * queue group. Nothing is persisted on NATS: a lost request or reply is UNKNOWN at once.
+ */
+export class NatsTransport implements ProbeTransport {
+  readonly kind = 'nats' as const;
+
+  private readonly subjects: Subjects;
+
+  constructor(
+    private readonly nats: NatsConnection,
+    subjectPrefix: string,
+    private readonly clock: Clock,
+    private readonly onFailure: (failure: TransportFailure, request: ProbeRequest) => void = () => undefined,
+  ) {
+    this.subjects = subjectsFor(subjectPrefix);
+  }
+
+  async request(request: ProbeRequest): Promise<ProbeResult> {
+    const startedAt = this.clock.now();
+    let failure: TransportFailure;
+    try {
+      const reply = await this.nats.request(
+        this.subjects.probe(request.region),
+        JSON.stringify(toWireRequest(request)),
+        {
+          timeout: request.timeout_ms + REPLY_GRACE_MS,
+        },
+      );
+      const { value } = checkInput(ProbeResultDto, JSON.parse(reply.string()));
+      if (value && value.check_id === request.check_id) return { ...value, timings: { ...value.timings } };
+      failure = 'invalid_reply';
+    } catch (error) {
+      failure = error instanceof SyntaxError ? 'invalid_reply' : failureOf(error);
+    }
+    this.onFailure(failure, request);
+    return unknownResult(request, MESSAGES[failure](request.region), COORDINATOR_AGENT_ID, startedAt);
+  }
+
+  /** Drains the connection (replies in flight still arrive), then closes it. */
+  async close(): Promise<void> {
+    await this.nats.drain().catch(() => undefined);
+  }
+}
