@@ -1,0 +1,942 @@
+/**
+ * The OpenAPI document against the running coordinator: the document lists exactly the
+ * registered routes, every operation is exercised for real, and every answer must have a
+ * documented status and a body that validates against the documented schema (ajv, JSON
+ * Schema 2020-12). Finally every documented status (500 and 503 aside) must have been seen,
+ * so the document can neither miss nor invent behaviour.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { PERMISSIONS, type Permission } from '../../apps/coordinator/src/auth/permissions.js';
+import { AccountsService } from '../../apps/coordinator/src/auth/accounts.service.js';
+import { completeDetails } from '../../apps/coordinator/src/contacts/channels.js';
+import { ContactsRepository } from '../../apps/coordinator/src/contacts/contacts.repository.js';
+import { ContactsService } from '../../apps/coordinator/src/contacts/contacts.service.js';
+import { MAX_BODY_BYTES } from '../../apps/coordinator/src/http/json-body.js';
+import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
+import { OutboxService } from '../../apps/coordinator/src/notify/outbox.service.js';
+import type { ApiClient, ApiResponse, RequestOptions } from '../support/api-client.js';
+import { probeResult } from '../support/check-results.js';
+import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
+import { testDatabases, type TestDatabase } from '../support/databases.js';
+import { FakeReceiver, reply } from '../support/fake-receiver.js';
+
+const DOC_ID = 'https://picket.test/openapi.json';
+const UNKNOWN_ID = '0123456789abcdef01234567';
+/** Statuses a healthy server cannot be made to answer on purpose. */
+const UNREACHABLE_STATUSES = new Set(['500', '503']);
+const BODY_METHODS = new Set(['POST', 'PUT', 'DELETE']);
+const JSON_TYPE = { 'content-type': 'application/json' };
+/** The resource 404 of each path prefix with an id. */
+const NOT_FOUND_CODES: [prefix: string, code: string][] = [
+  ['/api/monitors/', 'MONITOR_NOT_FOUND'],
+  ['/api/contacts/', 'CONTACT_NOT_FOUND'],
+  ['/api/incidents/', 'INCIDENT_NOT_FOUND'],
+];
+
+interface Operation {
+  /** Upper case, as sent. */
+  method: string;
+  /** The documented template, e.g. /api/monitors/{id}. */
+  path: string;
+  pattern: RegExp;
+  spec: any;
+}
+
+const pointerEscape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+describe('OpenAPI document', () => {
+  let db: TestDatabase;
+  let coordinator: RunningCoordinator;
+  let served: ApiResponse;
+  let doc: any;
+  let ajv: Ajv2020;
+  let operations: Operation[];
+  let owner: { accountId: string; apiKey: string; client: ApiClient };
+  let a: ApiClient;
+  const observed = new Map<string, Set<string>>();
+  const validators = new Map<string, ValidateFunction>();
+  const keys = new Map<string, ApiClient>();
+
+  // ---- reading the document --------------------------------------------------------
+
+  /** The value at a local `#/...` reference. */
+  function at(reference: string): any {
+    if (!reference.startsWith('#/')) throw new Error(`not a local reference: ${reference}`);
+    let node: any = doc;
+    for (const raw of reference.slice(2).split('/')) {
+      const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+      if (node === null || typeof node !== 'object' || !(key in node)) throw new Error(`unresolved $ref ${reference}`);
+      node = node[key];
+    }
+    return node;
+  }
+
+  /** A Reference Object followed to what it names (response, parameter, header, schema). */
+  const deref = (node: any): any => (node && typeof node.$ref === 'string' ? deref(at(node.$ref)) : node);
+
+  const schemaOf = (name: string): any => at(`#/components/schemas/${name}`);
+
+  /** An ajv validator for a schema found anywhere in the document; its refs resolve in the document. */
+  function validatorFor(schema: unknown): ValidateFunction {
+    const text = JSON.stringify(schema);
+    let validate = validators.get(text);
+    if (!validate) {
+      validate = ajv.compile(JSON.parse(text.replaceAll('"#/components/', `"${DOC_ID}#/components/`)));
+      validators.set(text, validate);
+    }
+    return validate;
+  }
+
+  function operationFor(method: string, url: string): Operation {
+    const path = url.split('?')[0] ?? url;
+    const found = operations.find((op) => op.method === method && op.pattern.test(path));
+    if (!found) throw new Error(`${method} ${path} is not a documented operation`);
+    return found;
+  }
+
+  // ---- checking answers ----------------------------------------------------------------
+
+  /** The answer must be documented for the operation: status, headers and body. */
+  function conform(method: string, url: string, res: ApiResponse): void {
+    const op = operationFor(method, url);
+    const status = String(res.status);
+    const label = `${method} ${url} answered ${status} ${res.text.slice(0, 600)}`;
+    const documented = op.spec.responses[status];
+    if (!documented) {
+      throw new Error(`${label}\nundocumented status; documented: ${Object.keys(op.spec.responses).join(', ')}`);
+    }
+    const key = `${op.method} ${op.path}`;
+    observed.set(key, (observed.get(key) ?? new Set()).add(status));
+    conformResponse(deref(documented), res, label);
+  }
+
+  function conformResponse(response: any, res: ApiResponse, label: string): void {
+    const media = response.content?.['application/json'];
+    if (response.content?.['text/plain']) {
+      expect(res.headers.get('content-type') ?? '').toMatch(/^text\/plain/);
+      expect(res.text).not.toBe('');
+    } else if (media) {
+      expect(res.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+      const validate = validatorFor(media.schema);
+      if (!validate(res.body)) {
+        throw new Error(`${label}\nbody does not match the documented schema: ${ajv.errorsText(validate.errors)}`);
+      }
+    } else if (res.text !== '') {
+      throw new Error(`${label}\na body where the document says there is none`);
+    }
+    for (const [name, header] of Object.entries<any>(response.headers ?? {})) {
+      const value = res.headers.get(name);
+      const spec = deref(header);
+      if (value === null) {
+        if (spec.required) throw new Error(`${label}\nmissing documented header ${name}`);
+        continue;
+      }
+      const validate = validatorFor(spec.schema ?? {});
+      if (!validate(value)) throw new Error(`${label}\nheader ${name}: ${ajv.errorsText(validate.errors)}`);
+    }
+  }
+
+  /** A request whose answer must conform to the document. */
+  async function call(client: ApiClient, method: string, url: string, options: RequestOptions = {}) {
+    const res = await client.request(method, url, options);
+    conform(method, url, res);
+    return res;
+  }
+
+  /** The status, and for errors the code when given (success bodies have no error code). */
+  function expectCode(res: ApiResponse, status: number, code?: string): void {
+    const actual = res.body?.error?.code;
+    const expected = code ?? (status >= 400 ? actual : undefined);
+    expect({ status: res.status, code: actual }).toEqual({ status, code: expected });
+  }
+
+  /** A client whose key holds exactly these permissions (cached per set). */
+  async function keyWith(permissions: readonly Permission[]): Promise<ApiClient> {
+    const name = [...permissions].sort().join(',');
+    let client = keys.get(name);
+    if (!client) {
+      client = (await coordinator.newKey(owner.accountId, permissions)).client;
+      keys.set(name, client);
+    }
+    return client;
+  }
+
+  /** The schema of `details` that the ContactCreate branch for `channel` demands. */
+  function createDetailsSchema(channel: string): any {
+    const branch = schemaOf('ContactCreate').oneOf.find((b: any) => b.properties.channel.enum.includes(channel));
+    if (!branch) throw new Error(`ContactCreate has no branch for ${channel}`);
+    return deref(branch.properties.details);
+  }
+
+  // ---- fixtures ----------------------------------------------------------------------
+
+  const monitorBody = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+    name: 'Storefront',
+    settings: { https: { url: 'https://example.com/health' } },
+    regions: ['eu-west-1'],
+    ...overrides,
+  });
+
+  async function createMonitor(overrides: Record<string, unknown> = {}): Promise<any> {
+    const res = await call(a, 'POST', '/api/monitors', { json: monitorBody(overrides) });
+    expectCode(res, 201);
+    return res.body.data;
+  }
+
+  /** Details per writable channel: the least a create needs, and every field set. */
+  const CHANNEL_SAMPLES: Record<string, { minimal: Record<string, unknown>; full: Record<string, unknown> }> = {
+    email: { minimal: { email: 'ops@example.com' }, full: { email: 'ops@example.com' } },
+    webhook: {
+      minimal: { url: 'https://hooks.example.com/picket' },
+      full: { url: 'http://hooks.example.com/picket', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
+    },
+    chatone: {
+      minimal: { webhook_url: 'https://chat.example.com/1' },
+      full: { webhook_url: 'https://chat.example.com/1' },
+    },
+    chattwo: {
+      minimal: { webhook_url: 'https://chat.example.com/2' },
+      full: { webhook_url: 'https://chat.example.com/2' },
+    },
+    chatthree: {
+      minimal: { webhook_url: 'https://chat.example.com/3' },
+      full: { webhook_url: 'https://chat.example.com/3' },
+    },
+    paging: {
+      minimal: { integration_key: 'R0UTINGKEY0123456789' },
+      full: {
+        integration_key: 'R0UTINGKEY0123456789',
+        severity_mapping: { low: 'warning' },
+        auto_resolve_incidents: false,
+      },
+    },
+    incidentmgmt: {
+      minimal: { webhook_url: 'https://api.incidents.example.com/v2/alert', bearer_token: 'tok_abc' },
+      full: {
+        webhook_url: 'https://api.incidents.example.com/v2/alert',
+        bearer_token: 'tok_abc',
+        auto_resolve_incidents: false,
+      },
+    },
+    alerting: {
+      minimal: { api_key: 'genie-key-1' },
+      full: {
+        api_key: 'genie-key-1',
+        priority: 'P1',
+        responders: [{ type: 'team', id: 'ops' }],
+        tags: ['prod'],
+        auto_close_alerts: false,
+        eu_instance: true,
+      },
+    },
+    ticketing: {
+      minimal: { subdomain: 'acme', email: 'it@example.com', api_token: 'zd-token' },
+      full: {
+        subdomain: 'acme',
+        email: 'it@example.com',
+        api_token: 'zd-token',
+        priority: 'urgent',
+        custom_fields: [{ id: 42, value: 'picket' }],
+        tags: ['uptime'],
+        auto_solve_tickets: false,
+      },
+    },
+  };
+
+  // ---- lifecycle ---------------------------------------------------------------------
+
+  beforeAll(async () => {
+    const kind = testDatabases()[0];
+    if (!kind) throw new Error('no test database');
+    db = await kind.create();
+    coordinator = await startCoordinator(db.url);
+    served = await coordinator.client().get('/api/openapi.json');
+    doc = served.body;
+    ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addSchema({ $id: DOC_ID, components: doc?.components ?? {} });
+    operations = [];
+    for (const [path, item] of Object.entries<any>(doc?.paths ?? {})) {
+      const source = path.split('/').map((s) => (/^\{\w+\}$/.test(s) ? '[^/]+' : s.replace(/[.]/g, '\\.')));
+      for (const method of ['get', 'post', 'put', 'delete', 'patch']) {
+        if (item[method]) {
+          operations.push({
+            method: method.toUpperCase(),
+            path,
+            pattern: new RegExp(`^${source.join('/')}$`),
+            spec: item[method],
+          });
+        }
+      }
+    }
+    owner = await coordinator.newAccount('openapi');
+    a = owner.client;
+  });
+
+  afterAll(async () => {
+    await coordinator?.close();
+    await db?.drop();
+  });
+
+  // ---- the document itself -------------------------------------------------------------
+
+  it('is served as OpenAPI 3.1 JSON without an API key', () => {
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.bearerAuth.bearerFormat).toContain('pkt_');
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    conform('GET', '/api/openapi.json', served);
+  });
+
+  it('is internally consistent: refs resolve, schemas compile, ids are unique, path parameters declared', () => {
+    const refs: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === '$ref' && typeof value === 'string') refs.push(value);
+          else walk(value);
+        }
+      }
+    };
+    walk(doc);
+    for (const reference of refs) expect(() => at(reference)).not.toThrow();
+
+    for (const [name, schema] of Object.entries<any>(doc.components.schemas)) {
+      if (!ajv.validateSchema(schema)) throw new Error(`schema ${name}: ${ajv.errorsText(ajv.errors)}`);
+      expect(() => ajv.getSchema(`${DOC_ID}#/components/schemas/${pointerEscape(name)}`)).not.toThrow();
+    }
+
+    const ids = operations.map((op) => op.spec.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const tags = new Set(doc.tags.map((t: any) => t.name));
+    for (const op of operations) {
+      expect(op.spec.tags.every((t: string) => tags.has(t))).toBe(true);
+      const declared = (op.spec.parameters ?? [])
+        .map(deref)
+        .filter((p: any) => p.in === 'path')
+        .map((p: any) => p.name);
+      const inPath = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      expect(declared.sort()).toEqual(inPath.sort());
+      const permission = op.spec['x-permission'];
+      if (op.spec.security?.length === 0) expect(permission).toBeUndefined();
+      else expect(PERMISSIONS).toContain(permission);
+    }
+  });
+
+  it('lists exactly the routes the server registered, method for method', () => {
+    const tree = coordinator.app.getHttpAdapter().getInstance().printRoutes({ commonPrefix: false });
+    const registered: string[] = [];
+    const stack: string[] = [];
+    for (const line of tree.split('\n')) {
+      const m = /^((?:│ {3}| {4})*)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
+      if (!m) continue;
+      stack.length = (m[1] ?? '').length / 4;
+      stack.push(m[2] ?? '');
+      const path = stack.join('').replace(/:(\w+)/g, '{$1}');
+      for (const method of (m[3] ?? '').split(', ')) {
+        if (method !== '' && method !== 'HEAD') registered.push(`${method} ${path}`);
+      }
+    }
+    const documented = operations.map((op) => `${op.method} ${op.path}`);
+    expect(registered.length).toBeGreaterThan(0);
+    expect([...registered].sort()).toEqual([...documented].sort());
+  });
+
+  // ---- behaviour every operation shares -------------------------------------------------
+
+  it('needs the documented key and permission for every operation', async () => {
+    for (const op of operations) {
+      const url = op.path.replace('{id}', UNKNOWN_ID);
+      const json = op.spec.requestBody ? {} : undefined;
+      if (op.spec.security?.length === 0) {
+        expectCode(await call(coordinator.client(), op.method, url, { json }), 200);
+        continue;
+      }
+      const permission = op.spec['x-permission'] as Permission;
+      const granted = await call(await keyWith([permission]), op.method, url, { json });
+      expect([401, 403]).not.toContain(granted.status);
+      const denied = await call(await keyWith(PERMISSIONS.filter((p) => p !== permission)), op.method, url, { json });
+      expectCode(denied, 403, 'FORBIDDEN');
+      for (const client of [
+        coordinator.client(),
+        coordinator.client('not-a-key'),
+        coordinator.client(`pkt_${'0'.repeat(64)}`),
+      ]) {
+        expectCode(await call(client, op.method, url, { json }), 401, 'UNAUTHORIZED');
+      }
+    }
+  });
+
+  it('answers unreadable requests as documented (400, 404, 413, 415, 422)', async () => {
+    for (const op of operations) {
+      const unknownParam = await call(a, op.method, `${op.path.replace('{id}', UNKNOWN_ID)}?unknown_parameter=1`, {});
+      expectCode(unknownParam, 422, 'VALIDATION_ERROR');
+      const url = op.path.replace('{id}', UNKNOWN_ID);
+      if (op.path.includes('{id}')) {
+        const notFoundCode = NOT_FOUND_CODES.find(([prefix]) => op.path.startsWith(prefix))?.[1];
+        if (!notFoundCode) throw new Error(`no resource 404 known for ${op.path}`);
+        expectCode(await call(a, op.method, op.path.replace('{id}', '%E0%A4%A'), {}), 404, notFoundCode);
+      }
+      if (!BODY_METHODS.has(op.method)) continue;
+      expectCode(await call(a, op.method, url, { raw: '{"name":', headers: JSON_TYPE }), 400, 'INVALID_JSON');
+      expectCode(
+        await call(a, op.method, url, { raw: 'name=x', headers: { 'content-type': 'text/plain' } }),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      );
+      const huge = JSON.stringify({ name: 'x'.repeat(MAX_BODY_BYTES) });
+      expectCode(await call(a, op.method, url, { raw: huge, headers: JSON_TYPE }), 413, 'PAYLOAD_TOO_LARGE');
+    }
+  });
+
+  it('answers other methods on documented paths with the documented 405, and unknown paths with 404', async () => {
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      const methods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].filter((m) => item[m.toLowerCase()]);
+      const other = ['PATCH', 'PUT', 'POST', 'DELETE'].find((m) => !methods.includes(m));
+      if (!other) throw new Error(`no undocumented method left for ${path}`);
+      const res = await a.request(other, path.replace('{id}', UNKNOWN_ID));
+      expectCode(res, 405, 'METHOD_NOT_ALLOWED');
+      conformResponse(at('#/components/responses/MethodNotAllowed'), res, `${other} ${path}`);
+      const allow = (res.headers.get('allow') ?? '').split(/,\s*/).filter((m) => m !== 'HEAD');
+      expect(allow.sort()).toEqual(methods.sort());
+    }
+    const res = await a.get('/api/nothing-here');
+    expectCode(res, 404, 'NOT_FOUND');
+    conformResponse(at('#/components/responses/NotFound'), res, 'GET /api/nothing-here');
+  });
+
+  it('enforces the documented query parameters: enums, bounds, defaults, nothing else', async () => {
+    // Paths with an id are asked about a monitor of the account (the only resource with query parameters under an id).
+    const monitorId = (await createMonitor({ name: 'Query parameters' })).id as string;
+    for (const op of operations.filter((o) => (o.spec.parameters ?? []).some((p: any) => deref(p).in === 'query'))) {
+      const params = op.spec.parameters.map(deref).filter((p: any) => p.in === 'query');
+      const path = op.path.replace('{id}', monitorId);
+      const defaults = await call(a, op.method, path);
+      expectCode(defaults, 200);
+      const byName = Object.fromEntries(params.map((p: any) => [p.name, p.schema]));
+      if (byName.page) {
+        const pagination = defaults.body.pagination ?? defaults.body.data.pagination;
+        expect(pagination.page).toBe(byName.page.default);
+        expect(pagination.per_page).toBe(byName.per_page.default);
+      }
+      if (byName.period) expect(defaults.body.data.period).toBe(byName.period.default);
+
+      for (const { name, schema } of params) {
+        const good: string[] = [];
+        const bad: string[] = ['', ' 1'].filter(() => schema.type === 'integer');
+        if (schema.enum) {
+          good.push(...schema.enum);
+          bad.push('bogus', String(schema.enum[0]).toUpperCase());
+        } else if (schema.type === 'boolean') {
+          good.push('true', 'false');
+          bad.push('yes', '1', 'TRUE');
+        } else if (schema.type === 'integer') {
+          good.push(String(schema.minimum), String(schema.maximum));
+          bad.push(String(schema.minimum - 1), String(schema.maximum + 1), '1.5', '1e2', 'abc');
+        } else if (schema.type === 'string' && schema.pattern) {
+          // An id filter: any well-formed id is accepted (an unknown one matches nothing).
+          const pattern = new RegExp(schema.pattern);
+          good.push(UNKNOWN_ID, monitorId);
+          bad.push('', 'nope', UNKNOWN_ID.toUpperCase(), `${UNKNOWN_ID}0`);
+          expect(good.filter((value) => !pattern.test(value))).toEqual([]);
+          expect(bad.filter((value) => pattern.test(value))).toEqual([]);
+        } else if (schema.type === 'string') {
+          good.push('', 'a'.repeat(schema.maxLength));
+          bad.push('a'.repeat(schema.maxLength + 1));
+        } else {
+          throw new Error(`no probe for parameter ${name}`);
+        }
+        for (const value of good) {
+          expectCode(await call(a, op.method, `${path}?${name}=${encodeURIComponent(value)}`), 200);
+        }
+        for (const value of bad) {
+          const res = await call(a, op.method, `${path}?${name}=${encodeURIComponent(value)}`);
+          expectCode(res, 422, 'VALIDATION_ERROR');
+          expect(res.body.error.details.map((d: any) => d.field)).toContain(name);
+        }
+      }
+      expectCode(await call(a, op.method, `${path}?unknown=1`), 422, 'VALIDATION_ERROR');
+    }
+  });
+
+  // ---- monitors ------------------------------------------------------------------------
+
+  it('monitors: create with every field, defaults, required fields, bounds and read-only fields', async () => {
+    const create = schemaOf('MonitorCreate');
+    const contactId = (
+      await call(a, 'POST', '/api/contacts', {
+        json: { name: 'Ops', channel: 'email', details: { email: 'ops@example.com' } },
+      })
+    ).body.contact.id;
+
+    const full = await createMonitor({
+      name: 'Shop 🛒',
+      settings: {
+        https: {
+          url: 'https://shop.example.com/health',
+          check_certificate_expiration: true,
+          http_method: 'POST',
+          http_statuses: '200-299,301',
+          request_headers: 'X-Probe: 1\nAccept: text/plain',
+          request_body: '{"ping":true}',
+          response_body: 'ok',
+          follow_redirect: false,
+        },
+      },
+      active: false,
+      check_interval: 60,
+      timeout: 10,
+      fail_threshold: 3,
+      regions: deref(create.properties.regions.items).enum,
+      contacts: [contactId],
+    });
+    expect(full.contacts).toEqual([contactId]);
+    await createMonitor({ settings: { tcp: { url: 'tcp://db.example.com:5432' } } });
+    await createMonitor({ settings: { ping: { url: 'ping://[2001:db8::1]' } } });
+
+    const minimal = await createMonitor();
+    for (const [field, schema] of Object.entries<any>(create.properties)) {
+      if ('default' in schema) expect({ field, value: minimal[field] }).toEqual({ field, value: schema.default });
+    }
+    const https = schemaOf('HttpsSettings').properties;
+    expect(minimal.settings.https.check_certificate_expiration).toBe(https.check_certificate_expiration.default);
+
+    for (const field of create.required) {
+      const res = await call(a, 'POST', '/api/monitors', { json: monitorBody({ [field]: undefined }) });
+      expectCode(res, 422, 'VALIDATION_ERROR');
+      expect(res.body.error.details.map((d: any) => d.field)).toContain(field);
+    }
+    for (const json of [[], 'text', null, { ...monitorBody(), surprise: 1 }]) {
+      expectCode(await call(a, 'POST', '/api/monitors', { json }), 422, 'VALIDATION_ERROR');
+    }
+    expectCode(await call(a, 'POST', '/api/monitors', {}), 422, 'VALIDATION_ERROR');
+
+    for (const [field, schema] of Object.entries<any>(create.properties)) {
+      if (schema.type !== 'integer') continue;
+      for (const value of [schema.minimum, schema.maximum]) await createMonitor({ [field]: value });
+      for (const value of [schema.minimum - 1, schema.maximum + 1, schema.minimum + 0.5, String(schema.minimum)]) {
+        expectCode(await call(a, 'POST', '/api/monitors', { json: monitorBody({ [field]: value }) }), 422);
+      }
+    }
+    await createMonitor({ name: '🛒'.repeat(create.properties.name.maxLength) });
+    for (const name of ['🛒'.repeat(create.properties.name.maxLength + 1), '', '   ']) {
+      expectCode(await call(a, 'POST', '/api/monitors', { json: monitorBody({ name }) }), 422);
+    }
+    for (const settings of [
+      {},
+      { https: { url: 'https://a.example' }, tcp: { url: 'tcp://a.example:1' } },
+      { smtp: {} },
+    ]) {
+      expectCode(await call(a, 'POST', '/api/monitors', { json: monitorBody({ settings }) }), 422);
+    }
+    for (const [type, url] of [
+      ['https', 'ftp://example.com'],
+      ['tcp', 'tcp://example.com'],
+      ['ping', 'http://example.com'],
+    ] as const) {
+      expectCode(await call(a, 'POST', '/api/monitors', { json: monitorBody({ settings: { [type]: { url } } }) }), 422);
+    }
+    expectCode(await call(a, 'POST', '/api/monitors', { json: monitorBody({ regions: [] }) }), 422);
+    expectCode(await call(a, 'POST', '/api/monitors', { json: monitorBody({ contacts: [UNKNOWN_ID] }) }), 422);
+
+    const readOnly = Object.entries<any>(create.properties).filter(([, s]) => s.readOnly);
+    expect(readOnly.map(([field]) => field).sort()).toEqual(
+      ['created_at', 'id', 'last_status', 'last_status_change', 'updated_at'].sort(),
+    );
+    const echoed = await createMonitor(
+      Object.fromEntries(readOnly.map(([field]) => [field, field === 'id' ? UNKNOWN_ID : 'down'])),
+    );
+    expect(echoed.id).not.toBe(UNKNOWN_ID);
+    expect(echoed.last_status).toBe('pending');
+  });
+
+  it('monitors: list, get, update, pause, resume and delete', async () => {
+    const monitor = await createMonitor({ name: 'Lifecycle' });
+    const list = await call(
+      a,
+      'GET',
+      '/api/monitors?per_page=2&page=1&sort=name&order=asc&active=true&monitor_type=https',
+    );
+    expectCode(list, 200);
+    expect(list.body.data.monitors.length).toBeLessThanOrEqual(2);
+    expectCode(await call(a, 'GET', '/api/monitors?page=100000'), 200);
+
+    const got = await call(a, 'GET', `/api/monitors/${monitor.id}`);
+    expectCode(got, 200);
+    expect(got.body.data).toEqual(monitor);
+    const stranger = (await coordinator.newAccount('stranger')).client;
+    for (const id of [UNKNOWN_ID, 'nope', monitor.id.toUpperCase()]) {
+      expectCode(await call(a, 'GET', `/api/monitors/${id}`), 404, 'MONITOR_NOT_FOUND');
+    }
+    expectCode(await call(stranger, 'GET', `/api/monitors/${monitor.id}`), 404, 'MONITOR_NOT_FOUND');
+
+    const renamed = await call(a, 'PUT', `/api/monitors/${monitor.id}`, { json: { name: 'Renamed', timeout: 45 } });
+    expectCode(renamed, 200);
+    expect(renamed.body.data).toMatchObject({ name: 'Renamed', timeout: 45, regions: monitor.regions });
+    const roundTrip = await call(a, 'PUT', `/api/monitors/${monitor.id}`, { json: renamed.body.data });
+    expectCode(roundTrip, 200);
+    const retyped = await call(a, 'PUT', `/api/monitors/${monitor.id}`, {
+      json: { settings: { tcp: { url: 'tcp://x.example:22' } } },
+    });
+    expectCode(retyped, 200);
+    expect(retyped.body.data.settings).toEqual({ tcp: { url: 'tcp://x.example:22' } });
+    expectCode(await call(a, 'PUT', `/api/monitors/${monitor.id}`, {}), 200);
+    for (const json of [{ timeout: 0 }, { name: '' }, { regions: ['mars-1'] }, { unknown: true }, [1]]) {
+      expectCode(await call(a, 'PUT', `/api/monitors/${monitor.id}`, { json }), 422, 'VALIDATION_ERROR');
+    }
+    expectCode(await call(a, 'PUT', `/api/monitors/${UNKNOWN_ID}`, { json: { name: 'x' } }), 404, 'MONITOR_NOT_FOUND');
+    expectCode(await call(stranger, 'PUT', `/api/monitors/${monitor.id}`, { json: { name: 'x' } }), 404);
+
+    const paused = await call(a, 'POST', `/api/monitors/${monitor.id}/pause`);
+    expectCode(paused, 200);
+    expect(paused.body.data).toMatchObject({ id: monitor.id, name: 'Renamed', active: false });
+    const resumed = await call(a, 'POST', `/api/monitors/${monitor.id}/resume`);
+    expectCode(resumed, 200);
+    expect(resumed.body.data.active).toBe(true);
+    for (const action of ['pause', 'resume']) {
+      expectCode(await call(a, 'POST', `/api/monitors/${UNKNOWN_ID}/${action}`), 404, 'MONITOR_NOT_FOUND');
+      expectCode(await call(stranger, 'POST', `/api/monitors/${monitor.id}/${action}`), 404, 'MONITOR_NOT_FOUND');
+    }
+
+    const accounts = coordinator.app.get(AccountsService);
+    await accounts.setSubscription(owner.accountId, 'inactive');
+    try {
+      expectCode(await call(a, 'POST', `/api/monitors/${monitor.id}/pause`), 200);
+      expectCode(await call(a, 'POST', `/api/monitors/${monitor.id}/resume`), 402, 'SUBSCRIPTION_NOT_ACTIVE');
+      expect((await call(a, 'GET', `/api/monitors/${monitor.id}`)).body.data.active).toBe(false);
+      const account = await call(a, 'GET', '/api/account');
+      expect(account.body.data.subscription_status).toBe('inactive');
+    } finally {
+      await accounts.setSubscription(owner.accountId, 'active');
+    }
+
+    expectCode(await call(stranger, 'DELETE', `/api/monitors/${monitor.id}`), 404, 'MONITOR_NOT_FOUND');
+    expectCode(await call(a, 'DELETE', `/api/monitors/${monitor.id}`), 204);
+    expectCode(await call(a, 'DELETE', `/api/monitors/${monitor.id}`), 404, 'MONITOR_NOT_FOUND');
+    expectCode(await call(a, 'GET', `/api/monitors/${monitor.id}`), 404, 'MONITOR_NOT_FOUND');
+  });
+
+  // ---- check history -------------------------------------------------------------------
+
+  it('monitor history: check results and statistics of every kind of result', async () => {
+    const monitor = await createMonitor({ name: 'History', regions: ['eu-west-1', 'us-east-1'] });
+    const writer = coordinator.app.get(ResultsWriter);
+    const down = probeResult(monitor.id, 'eu-west-1', 'down', 30_000);
+    down.timings = { dns_ms: 3, total_ms: 30_000 };
+    for (const result of [
+      probeResult(monitor.id, 'eu-west-1', 'up', 120),
+      probeResult(monitor.id, 'us-east-1', 'unknown', null),
+      probeResult(monitor.id, 'ap-east-1', 'up', 80),
+      down,
+    ]) {
+      writer.add(result);
+    }
+    await writer.flush();
+
+    const list = await call(a, 'GET', `/api/monitors/${monitor.id}/checks?per_page=3`);
+    expectCode(list, 200);
+    expect(list.body.data.pagination).toMatchObject({ total: 4, total_pages: 2 });
+    const all = await call(a, 'GET', `/api/monitors/${monitor.id}/checks?region=eu-west-1&order=asc`);
+    expect(all.body.data.checks.map((check: any) => check.status)).toEqual(['up', 'down']);
+    expect(all.body.data.checks[1].timings).toEqual({
+      dns_ms: 3,
+      connect_ms: null,
+      tls_ms: null,
+      first_byte_ms: null,
+      total_ms: 30_000,
+    });
+    for (const period of schemaOf('MonitorStats').properties.period.enum) {
+      const res = await call(a, 'GET', `/api/monitors/${monitor.id}/stats?period=${period}`);
+      expectCode(res, 200);
+      expect(res.body.data.regions.map((r: any) => r.region)).toEqual(['eu-west-1', 'us-east-1', 'ap-east-1']);
+      expect(res.body.data.overall).toMatchObject({ checks: 4, failures: 1, unknowns: 1 });
+    }
+
+    const stranger = (await coordinator.newAccount('stranger')).client;
+    for (const endpoint of ['checks', 'stats']) {
+      const path = `/api/monitors/${monitor.id}/${endpoint}`;
+      expectCode(await call(stranger, 'GET', path), 404, 'MONITOR_NOT_FOUND');
+      expectCode(await call(a, 'GET', `/api/monitors/${UNKNOWN_ID}/${endpoint}`), 404, 'MONITOR_NOT_FOUND');
+      expectCode(await call(a, 'GET', `${path}?period=1y&region=mars-1`), 422, 'VALIDATION_ERROR');
+      expectCode(await call(await keyWith(['contacts:read']), 'GET', path), 403, 'FORBIDDEN');
+      expectCode(await call(coordinator.client(), 'GET', path), 401, 'UNAUTHORIZED');
+    }
+  });
+
+  // ---- contacts ------------------------------------------------------------------------
+
+  it('contacts: every writable channel, with defaults filled in and secrets redacted', async () => {
+    const channels: string[] = schemaOf('ContactCreate').properties.channel.enum;
+    expect(Object.keys(CHANNEL_SAMPLES).sort()).toEqual([...channels].sort());
+    for (const channel of channels) {
+      const sample = CHANNEL_SAMPLES[channel]!;
+      const input = createDetailsSchema(channel);
+      const minimal = await call(a, 'POST', '/api/contacts', {
+        json: { name: `${channel} min`, channel, details: sample.minimal },
+      });
+      expectCode(minimal, 201);
+      const contact = minimal.body.contact;
+      expect(contact).toMatchObject({ channel, active: true, down_alerts_only: false, error: null });
+      for (const [field, schema] of Object.entries<any>(input.properties)) {
+        if ('default' in schema)
+          expect({ field, value: contact.details[field] }).toEqual({ field, value: schema.default });
+      }
+      const full = await call(a, 'POST', '/api/contacts', {
+        json: { name: `${channel} full`, channel, details: sample.full, active: false, down_alerts_only: true },
+      });
+      expectCode(full, 201);
+      expect(full.body.contact).toMatchObject({ active: false, down_alerts_only: true });
+
+      for (const field of input.required) {
+        const details = { ...sample.minimal, [field]: undefined };
+        const res = await call(a, 'POST', '/api/contacts', { json: { name: 'x', channel, details } });
+        expectCode(res, 422, 'VALIDATION_ERROR');
+      }
+      const secrets = Object.entries<any>(input.properties).filter(([, s]) =>
+        JSON.stringify(s).includes('"not":{"const":"[REDACTED]"}'),
+      );
+      for (const [field] of secrets) {
+        const details = { ...sample.minimal, [field]: '[REDACTED]' };
+        expectCode(await call(a, 'POST', '/api/contacts', { json: { name: 'x', channel, details } }), 422);
+      }
+      const extra = { ...sample.minimal, surprise: true };
+      expectCode(await call(a, 'POST', '/api/contacts', { json: { name: 'x', channel, details: extra } }), 422);
+    }
+    const base = { name: 'x', channel: 'email', details: CHANNEL_SAMPLES.email!.minimal };
+    for (const field of schemaOf('ContactCreate').required) {
+      expectCode(
+        await call(a, 'POST', '/api/contacts', { json: { ...base, [field]: undefined } }),
+        422,
+        'VALIDATION_ERROR',
+      );
+    }
+    for (const json of [
+      { ...base, channel: 'push' },
+      { ...base, channel: 'fax' },
+      { ...base, name: '' },
+      { ...base, x: 1 },
+    ]) {
+      expectCode(await call(a, 'POST', '/api/contacts', { json }), 422, 'VALIDATION_ERROR');
+    }
+    const echoed = await call(a, 'POST', '/api/contacts', {
+      json: { ...base, id: UNKNOWN_ID, created_at: 1, error: { code: 'x' } },
+    });
+    expectCode(echoed, 201);
+    expect(echoed.body.contact.id).not.toBe(UNKNOWN_ID);
+  });
+
+  it('contacts: list, get, update, reactivate and delete; push contacts are read-only', async () => {
+    const contacts = coordinator.app.get(ContactsService);
+    const push = await contacts.insert(
+      owner.accountId,
+      'Laptop browser',
+      'push',
+      completeDetails('push', {
+        endpoint: 'https://push.example.net/send/abc',
+        keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA', auth: 'tBHItJI5svbpez7KI4CCXg' },
+      }),
+    );
+    const pushRead = await call(a, 'GET', `/api/contacts/${push.id}`);
+    expectCode(pushRead, 200);
+    expect(pushRead.body.contact.channel).toBe('push');
+    expectCode(await call(a, 'PUT', `/api/contacts/${push.id}`, { json: { name: 'x' } }), 403, 'READONLY_CHANNEL');
+    expectCode(await call(a, 'DELETE', `/api/contacts/${push.id}`), 403, 'READONLY_CHANNEL');
+    expectCode(await call(a, 'POST', `/api/contacts/${push.id}/reactivate`), 200);
+
+    const created = await call(a, 'POST', '/api/contacts', {
+      json: { name: 'Pager', channel: 'paging', details: CHANNEL_SAMPLES.paging!.minimal },
+    });
+    const contact = created.body.contact;
+    const list = await call(a, 'GET', '/api/contacts?search=PAG&channel=paging&sort=name&order=asc&per_page=5');
+    expectCode(list, 200);
+    expect(list.body.contacts.map((c: any) => c.id)).toContain(contact.id);
+    expect((await call(a, 'GET', '/api/contacts?channel=push')).body.contacts.map((c: any) => c.id)).toEqual([push.id]);
+
+    expectCode(await call(a, 'GET', `/api/contacts/${contact.id}`), 200);
+    const stranger = (await coordinator.newAccount('stranger')).client;
+    for (const id of [UNKNOWN_ID, 'nope']) {
+      expectCode(await call(a, 'GET', `/api/contacts/${id}`), 404, 'CONTACT_NOT_FOUND');
+    }
+    expectCode(await call(stranger, 'GET', `/api/contacts/${contact.id}`), 404, 'CONTACT_NOT_FOUND');
+
+    const merged = await call(a, 'PUT', `/api/contacts/${contact.id}`, {
+      json: { details: { severity_mapping: { low: 'warning' } }, down_alerts_only: true },
+    });
+    expectCode(merged, 200);
+    expect(merged.body.contact.details.severity_mapping).toMatchObject({ critical: 'critical', low: 'warning' });
+    const roundTrip = await call(a, 'PUT', `/api/contacts/${contact.id}`, { json: merged.body.contact });
+    expectCode(roundTrip, 200);
+    expect(roundTrip.body.contact).toEqual(merged.body.contact);
+    for (const json of [{ channel: 'email' }, { details: { integration_key: '' } }, { name: '' }, { x: 1 }]) {
+      expectCode(await call(a, 'PUT', `/api/contacts/${contact.id}`, { json }), 422, 'VALIDATION_ERROR');
+    }
+    expectCode(await call(a, 'PUT', `/api/contacts/${UNKNOWN_ID}`, { json: { name: 'x' } }), 404, 'CONTACT_NOT_FOUND');
+    expectCode(await call(stranger, 'PUT', `/api/contacts/${contact.id}`, { json: { name: 'x' } }), 404);
+
+    const repository = coordinator.app.get(ContactsRepository);
+    const entity = await repository.findOne(owner.accountId, contact.id);
+    if (!entity) throw new Error('contact vanished');
+    Object.assign(entity, {
+      active: false,
+      consecutiveFailures: 5,
+      error: { code: 'DELIVERY_FAILED', message: 'HTTP 410 Gone', failed_at: 1_700_000_000, consecutive_failures: 5 },
+    });
+    await repository.save(entity);
+    const failing = await call(a, 'GET', `/api/contacts/${contact.id}`);
+    expect(failing.body.contact).toMatchObject({ active: false, error: { consecutive_failures: 5 } });
+    const reactivated = await call(a, 'POST', `/api/contacts/${contact.id}/reactivate`);
+    expectCode(reactivated, 200);
+    expect(reactivated.body.data.contact).toMatchObject({ id: contact.id, active: true, channel: 'paging' });
+    expect((await call(a, 'GET', `/api/contacts/${contact.id}`)).body.contact.error).toBeNull();
+    expectCode(await call(a, 'POST', `/api/contacts/${UNKNOWN_ID}/reactivate`), 404, 'CONTACT_NOT_FOUND');
+
+    expectCode(await call(stranger, 'DELETE', `/api/contacts/${contact.id}`), 404, 'CONTACT_NOT_FOUND');
+    expectCode(await call(a, 'DELETE', `/api/contacts/${contact.id}`), 204);
+    expectCode(await call(a, 'DELETE', `/api/contacts/${contact.id}`), 404, 'CONTACT_NOT_FOUND');
+  });
+
+  it('contacts: test delivers a real notification, or says with 422 why the destination refused it', async () => {
+    const receiver = await new FakeReceiver((_, res) => reply(res, 200, { ok: true })).start({ https: false });
+    try {
+      const created = await call(a, 'POST', '/api/contacts', {
+        json: { name: 'Test hook', channel: 'webhook', details: { url: `${receiver.baseUrl}/hook` } },
+      });
+      expectCode(created, 201);
+      const id = created.body.contact.id as string;
+
+      const delivered = await call(a, 'POST', `/api/contacts/${id}/test`);
+      expectCode(delivered, 200);
+      expect(delivered.body.data.message).toContain('Test hook');
+      expect(receiver.requests.map((r) => (r.json as { event?: string }).event)).toEqual(['contact.test']);
+
+      receiver.handler = (_, res) => reply(res, 410);
+      const refused = await call(a, 'POST', `/api/contacts/${id}/test`);
+      expectCode(refused, 422, 'VALIDATION_ERROR');
+      expect(refused.body.error.details).toEqual([{ field: 'details', message: expect.stringMatching(/^disable: /) }]);
+
+      const stranger = (await coordinator.newAccount('stranger')).client;
+      expectCode(await call(stranger, 'POST', `/api/contacts/${id}/test`), 404, 'CONTACT_NOT_FOUND');
+      for (const unknown of [UNKNOWN_ID, 'nope']) {
+        expectCode(await call(a, 'POST', `/api/contacts/${unknown}/test`), 404, 'CONTACT_NOT_FOUND');
+      }
+      expect(receiver.requests).toHaveLength(2);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  // ---- incidents -----------------------------------------------------------------------
+
+  it('incidents: list with every filter, get, and comment', async () => {
+    const monitor = await createMonitor({ name: 'Incidents', regions: ['eu-west-1', 'us-east-1'] });
+    const outbox = coordinator.app.get(OutboxService);
+    const now = Math.floor(Date.now() / 1000);
+    const evidence = (error: string | null) => ({
+      'eu-west-1': {
+        status: 'down' as const,
+        response_time_ms: null,
+        error,
+        checked_at: now - 121,
+        checker_ip: '192.0.2.10',
+      },
+      'us-east-1': {
+        status: 'up' as const,
+        response_time_ms: 87,
+        error: null,
+        checked_at: now - 125,
+        checker_ip: null,
+      },
+    });
+    await outbox.recordTransition({
+      monitorId: monitor.id,
+      status: 'down',
+      changedAt: now - 120,
+      reason: 'HTTP 503',
+      evidence: evidence('HTTP 503'),
+    });
+    await outbox.recordTransition({
+      monitorId: monitor.id,
+      status: 'up',
+      changedAt: now - 60,
+      reason: null,
+      evidence: {},
+    });
+    await outbox.recordTransition({
+      monitorId: monitor.id,
+      status: 'down',
+      changedAt: now - 30,
+      reason: 'connection refused',
+      evidence: evidence('connection refused'),
+    });
+
+    const all = await call(a, 'GET', `/api/incidents?monitor_id=${monitor.id}`);
+    expectCode(all, 200);
+    const [open, resolved] = all.body.data.incidents;
+    expect(all.body.data.incidents).toHaveLength(2);
+    expect(open).toMatchObject({ is_resolved: false, resolved_at: null, reason: 'connection refused' });
+    expect(resolved).toMatchObject({ is_resolved: true, duration: 60, reason: 'HTTP 503', user_comment: '' });
+    const filtered = await call(
+      a,
+      'GET',
+      `/api/incidents?monitor_id=${monitor.id}&resolved=true&order=asc&page=1&per_page=100`,
+    );
+    expectCode(filtered, 200);
+    expect(filtered.body.data.incidents).toEqual([resolved]);
+
+    const got = await call(a, 'GET', `/api/incidents/${resolved.id}`);
+    expectCode(got, 200);
+    expect(got.body.data).toEqual(resolved);
+    expectCode(await call(a, 'GET', `/api/incidents/${open.id}`), 200);
+    const stranger = (await coordinator.newAccount('stranger')).client;
+    expectCode(await call(stranger, 'GET', `/api/incidents/${resolved.id}`), 404, 'INCIDENT_NOT_FOUND');
+    expect((await call(stranger, 'GET', `/api/incidents?monitor_id=${monitor.id}`)).body.data.incidents).toEqual([]);
+    for (const id of [UNKNOWN_ID, 'nope', resolved.id.toUpperCase()]) {
+      expectCode(await call(a, 'GET', `/api/incidents/${id}`), 404, 'INCIDENT_NOT_FOUND');
+    }
+
+    const max = schemaOf('IncidentComment').properties.comment.maxLength as number;
+    const lead = 'Upstream outage 🚑\nRestarted the load balancer.';
+    const comment = lead + '.'.repeat(max - [...lead].length);
+    expect([...comment]).toHaveLength(max);
+    const commented = await call(a, 'PUT', `/api/incidents/${resolved.id}/comment`, { json: { comment } });
+    expectCode(commented, 200);
+    expect(commented.body.data).toEqual({ ...resolved, user_comment: comment });
+    for (const json of [{}, { comment: `${comment}.` }, { comment: 5 }, { comment: 'x', extra: true }, ['x']]) {
+      expectCode(await call(a, 'PUT', `/api/incidents/${resolved.id}/comment`, { json }), 422, 'VALIDATION_ERROR');
+    }
+    for (const [client, id] of [
+      [a, UNKNOWN_ID],
+      [stranger, resolved.id],
+    ] as const) {
+      const res = await call(client, 'PUT', `/api/incidents/${id}/comment`, { json: { comment: 5 } });
+      expectCode(res, 404, 'INCIDENT_NOT_FOUND');
+    }
+    expect((await call(a, 'GET', `/api/incidents/${resolved.id}`)).body.data.user_comment).toBe(comment);
+  });
+
+  // ---- account -------------------------------------------------------------------------
+
+  it("account: the key's account with its monitor counts", async () => {
+    const res = await call(a, 'GET', '/api/account');
+    expectCode(res, 200);
+    expect(res.body.data.id).toBe(owner.accountId);
+    const monitors = await call(a, 'GET', '/api/monitors?per_page=1');
+    expect(res.body.data.monitors_count).toBe(monitors.body.data.pagination.total);
+  });
+
+  // ---- coverage ------------------------------------------------------------------------
+
+  it('saw every documented status of every operation (500 and 503 aside)', () => {
+    const unseen: string[] = [];
+    for (const op of operations) {
+      const seen = observed.get(`${op.method} ${op.path}`) ?? new Set();
+      for (const status of Object.keys(op.spec.responses)) {
+        if (!UNREACHABLE_STATUSES.has(status) && !seen.has(status)) unseen.push(`${op.method} ${op.path} ${status}`);
+      }
+    }
+    expect(unseen).toEqual([]);
+  });
+});

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
+import { ProbingService } from '../../apps/coordinator/src/probing/probing.service.js';
+import type { ApiClient } from '../support/api-client.js';
+import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
+import { testDatabases, type TestDatabase } from '../support/databases.js';
+import { SwitchableTarget } from '../support/target.js';
+import { waitFor } from '../support/wait.js';
+
+/**
+ * Embedded mode end to end: one coordinator process checks a real local target from three
+ * regions, with no NATS. The target goes down and comes back; the API, /checks, /stats
+ * and /metrics all tell the story.
+ */
+describe('probing in embedded mode', () => {
+  let db: TestDatabase;
+  let c: RunningCoordinator;
+  let api: ApiClient;
+  const target = new SwitchableTarget();
+  let monitorId: string;
+
+  const monitor = async () => (await api.get(`/api/monitors/${monitorId}`)).body.data;
+  const checks = async () => {
+    await c.app.get(ResultsWriter).flush();
+    return (await api.get(`/api/monitors/${monitorId}/checks?per_page=100`)).body.data.checks as any[];
+  };
+  const statusBecomes = (status: string) =>
+    waitFor(`last_status ${status}`, async () => ((await monitor()).last_status === status ? true : undefined));
+
+  beforeAll(async () => {
+    db = await testDatabases()[0]!.create();
+    await target.start();
+    c = await startCoordinator(db.url, { env: { CHECKS_ENABLED: 'true' } });
+    api = (await c.newAccount('probing')).client;
+    const created = await api.post('/api/monitors', {
+      name: 'local target',
+      settings: { https: { url: target.url } },
+      regions: ['us-east-1', 'eu-west-1', 'ap-southeast-1'],
+      check_interval: 10,
+      timeout: 5,
+      fail_threshold: 2,
+    });
+    expect(created.status).toBe(201);
+    monitorId = created.body.data.id;
+  });
+
+  afterAll(async () => {
+    await c?.close();
+    await target.stop();
+    await db?.drop();
+  });
+
+  it('checks the new monitor at once and marks it up', async () => {
+    await statusBecomes('up');
+    const [first] = await checks();
+    expect(first).toMatchObject({ status: 'up', http_status: 200, error: null, phase: null });
+    expect(first.timings.total_ms).toBeGreaterThanOrEqual(0);
+    expect(c.app.get(ProbingService).scheduled).toBe(1);
+  });
+
+  it('confirms an outage from a second region and marks the monitor down', async () => {
+    const before = (await monitor()).last_status_change;
+    await target.stop();
+    await statusBecomes('down');
+    const m = await monitor();
+    expect(m.last_status_change).toBeGreaterThanOrEqual(before);
+    const failures = (await checks()).filter((check) => check.status === 'down');
+    expect(failures.length).toBeGreaterThanOrEqual(2);
+    // fail_threshold 2 across regions: the two DOWN results that decided it came from two regions.
+    expect(new Set(failures.slice(0, 2).map((check) => check.region)).size).toBe(2);
+    expect(failures[0]).toMatchObject({ phase: 'connect', http_status: null });
+  });
+
+  it('marks it up again on the first UP after the target returns', async () => {
+    await target.restart();
+    await statusBecomes('up');
+    expect((await checks())[0]).toMatchObject({ status: 'up' });
+  });
+
+  it('shows the outage in /stats and /metrics', async () => {
+    await c.app.get(ResultsWriter).flush();
+    const stats = (await api.get(`/api/monitors/${monitorId}/stats?period=24h`)).body.data;
+    expect(stats.overall.failures).toBeGreaterThanOrEqual(2);
+    expect(stats.overall.uptime_percent).toBeLessThan(100);
+    expect(stats.overall.uptime_percent).toBeGreaterThan(0);
+    const metrics = await (await fetch(`${c.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/picket_status_changes_total\{to="down"\} 1\b/);
+    expect(metrics).toMatch(/picket_status_changes_total\{to="up"\} 2\b/);
+    expect(metrics).toMatch(/picket_check_results_total\{region="[a-z0-9-]+",type="https",status="down"\} [1-9]/);
+    expect(metrics).toMatch(/picket_monitors\{status="up"\} 1\b/);
+    expect(metrics).toMatch(/picket_scheduler_lateness_seconds_count [1-9]/);
+  });
+
+  it('keeps checking a paused monitor, and stops checking a deleted one at once', async () => {
+    expect((await api.post(`/api/monitors/${monitorId}/pause`)).status).toBe(200);
+    const seen = target.requests;
+    await waitFor('a check of the paused monitor', async () => (target.requests > seen ? true : undefined));
+    expect((await api.delete(`/api/monitors/${monitorId}`)).status).toBe(204);
+    expect(c.app.get(ProbingService).scheduled).toBe(0);
+  });
+});

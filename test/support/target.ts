@@ -1,0 +1,42 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local HTTP target that can be switched between healthy (200), failing (503) and gone
+ * (connections refused), counting the requests it answers.
+ */
+export class SwitchableTarget {
+  mode: 'ok' | 'fail' = 'ok';
+  requests = 0;
+  private server: Server | null = null;
+  port = 0;
+
+  async start(port = 0): Promise<this> {
+    this.server = createServer((_req, res) => {
+      this.requests++;
+      res.statusCode = this.mode === 'ok' ? 200 : 503;
+      res.end(this.mode);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/health`;
+  }
+
+  /** Stops listening: checks then get "connection refused". */
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Listens again on the same port. */
+  async restart(): Promise<void> {
+    await this.start(this.port);
+  }
+}
