@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Expose, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
@@ -60,6 +62,29 @@ export class CoordinatorConfig {
   @Expose()
   @IsIn(['true', 'false'], { message: 'must be true or false' })
   CHECKS_ENABLED: 'true' | 'false' = 'true';
+
+  /**
+   * This replica's id in the partition leases (default: host name plus a random suffix, new
+   * at every start). Must be unique among running coordinators.
+   */
+  @Expose()
+  @Matches(/^[A-Za-z0-9._-]{1,64}$/, { message: 'must be 1-64 letters, digits, dots, dashes or underscores' })
+  COORDINATOR_ID = `${
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 50) || 'coordinator'
+  }-${randomBytes(4).toString('hex')}`;
+
+  /**
+   * Seconds a replica's partition leases last without renewal (renewed every quarter of it):
+   * when a replica dies, its monitors move to the others within about 1.25× this.
+   */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of seconds' })
+  @Min(2)
+  @Max(120)
+  COORDINATOR_LEASE_SECONDS = 10;
 
   /** Embedded mode: checks this process runs at once (more are UNKNOWN, "at capacity"). */
   @Expose()

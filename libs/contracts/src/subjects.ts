@@ -12,6 +12,8 @@ export interface Subjects {
   probe(region: RegionId): string;
   /** Agents publish heartbeats here; coordinators subscribe. */
   heartbeat: string;
+  /** Coordinator replicas tell each other of committed monitor changes (create, update, delete). */
+  monitorChanged: string;
 }
 
 /**
@@ -23,6 +25,7 @@ export function subjectsFor(prefix: string = DEFAULT_SUBJECT_PREFIX): Subjects {
   return {
     probe: (region) => `${prefix}.probe.${region}`,
     heartbeat: `${prefix}.agents.heartbeat`,
+    monitorChanged: `${prefix}.coordinators.monitor-changed`,
   };
 }
 

@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
 import { AccountEntity } from '../auth/account.entity.js';
 import { ApiKeyEntity } from '../auth/api-key.entity.js';
+import { CoordinatorMemberEntity, PartitionLeaseEntity } from '../cluster/cluster.entity.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
 import { CheckResultEntity, CheckRollupEntity } from '../history/check-result.entity.js';
 import { IncidentEntity } from '../incidents/incident.entity.js';
@@ -37,6 +38,8 @@ export const ENTITIES = [
   NotificationAttemptEntity,
   CertificateAlertEntity,
   ServerSettingEntity,
+  PartitionLeaseEntity,
+  CoordinatorMemberEntity,
 ];
 
 /** `sqlite:<path>` (a file path, or `:memory:`) or `postgres://…` / `postgresql://…`. */

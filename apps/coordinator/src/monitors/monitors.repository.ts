@@ -120,6 +120,11 @@ export class MonitorsRepository {
     });
   }
 
+  /** One monitor of any account (scheduling side: a change another replica announced). */
+  findById(id: string): Promise<MonitorEntity | null> {
+    return this.db.manager.findOneBy(MonitorEntity, { id });
+  }
+
   /** Every monitor of every account: what a coordinator schedules at start. */
   listAll(): Promise<MonitorEntity[]> {
     return this.db.manager.find(MonitorEntity);

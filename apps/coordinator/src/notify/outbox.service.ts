@@ -20,6 +20,19 @@ export interface TransitionInput {
   reason: string | null;
   /** The latest result per region: the incident's evidence and the message's region list. */
   evidence: Partial<Record<RegionId, RegionEvidence>>;
+  /**
+   * Checked inside the transaction, after the monitor's row is locked: whether the writer still
+   * holds the monitor's partition lease. When it does not, nothing is written.
+   */
+  fence?: (m: EntityManager) => Promise<boolean>;
+}
+
+/** A status change refused because the replica no longer leases the monitor's partition. */
+export class LeaseLostError extends Error {
+  constructor(monitorId: string) {
+    super(`this coordinator no longer holds the partition of monitor ${monitorId}`);
+    this.name = 'LeaseLostError';
+  }
 }
 
 /** Thresholds of certificate warnings, in days before notAfter (DECISIONS §4). */
@@ -55,8 +68,14 @@ export class OutboxService {
    */
   async recordTransition(input: TransitionInput): Promise<void> {
     const written = await this.db.transaction(async (m) => {
-      const monitor = await m.findOneBy(MonitorEntity, { id: input.monitorId });
+      // The row lock serialises status changes of one monitor across replicas (PostgreSQL;
+      // SQLite transactions are serialised already).
+      const monitor = await m.findOne(MonitorEntity, {
+        where: { id: input.monitorId },
+        ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+      });
       if (!monitor) return 0;
+      if (input.fence && !(await input.fence(m))) throw new LeaseLostError(input.monitorId);
       await m.update(
         MonitorEntity,
         { id: monitor.id },

@@ -1,26 +1,37 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { checkIdOf, type ProbeRequest, type ProbeResult, type RegionId } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
+import { PartitionManager } from '../cluster/partition-manager.js';
+import { partitionOf } from '../cluster/partitions.js';
 import { Evaluator } from '../evaluation/evaluator.js';
 import { initialState, type MonitorEvent, type MonitorState } from '../evaluation/status.js';
 import { ResultsWriter } from '../history/results-writer.js';
 import { MonitorEvents, type MonitorChange } from '../monitors/monitor-events.js';
 import type { MonitorEntity } from '../monitors/monitor.entity.js';
 import { MonitorsRepository } from '../monitors/monitors.repository.js';
-import { CERTIFICATE_WARNING_DAYS, OutboxService } from '../notify/outbox.service.js';
+import { CERTIFICATE_WARNING_DAYS, LeaseLostError, OutboxService } from '../notify/outbox.service.js';
 import { Scheduler, type DueCheck } from '../scheduling/scheduler.js';
-import { TIMERS, type Timers } from '../scheduling/timers.js';
+import { TIMERS, type TimerHandle, type Timers } from '../scheduling/timers.js';
 import { CoordinatorMetrics } from './coordinator-metrics.js';
+import { MonitorBus } from './monitor-bus.js';
 import { PROBE_TRANSPORT, type ProbeTransport } from './probe-transport.js';
 
 /** How long a stopping coordinator waits for checks already sent (NATS mode). */
 const STOP_GRACE_MS = 10_000;
 
 /**
+ * How often the monitors of this replica's partitions are compared with the database: the
+ * safety net for changes made through another replica whose notice did not arrive.
+ */
+export const RESYNC_INTERVAL_MS = 30_000;
+
+/**
  * The probing pipeline: the scheduler says which check is due, the transport gets it run
  * in its region, every result is stored, and the evaluator (one writer per monitor) turns
  * results into last_status. Monitor changes from the API take effect at once. Paused
  * monitors keep being checked (DECISIONS §3); only notifications care about `active`.
+ * With several coordinator replicas, each schedules only the monitors of the partitions it
+ * leases (PartitionManager); a status change is fenced by that lease.
  */
 @Injectable()
 export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -33,6 +44,8 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly certificateWarnings = new Set<string>();
   private readonly scheduler: Scheduler;
   private readonly evaluator: Evaluator;
+  private resyncTimer: TimerHandle = null;
+  private stopping = false;
 
   constructor(
     @Inject(PROBE_TRANSPORT) private readonly transport: ProbeTransport | null,
@@ -41,8 +54,10 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly results: ResultsWriter,
     private readonly outbox: OutboxService,
     private readonly metrics: CoordinatorMetrics,
+    private readonly partitions: PartitionManager,
+    private readonly bus: MonitorBus,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(TIMERS) timers: Timers,
+    @Inject(TIMERS) private readonly timers: Timers,
   ) {
     this.scheduler = new Scheduler({
       clock,
@@ -68,15 +83,26 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.transport) return;
-    for (const monitor of await this.repository.listAll()) this.track(monitor);
-    this.events.subscribe((change) => this.onChange(change));
+    const apply = (change: MonitorChange) => {
+      this.onChange(change);
+    };
+    this.events.subscribe(apply);
+    this.bus.listen(apply);
     this.scheduler.start();
-    this.logger.log(`scheduling ${this.monitors.size} monitors (${this.transport.kind} transport)`);
+    await this.partitions.start({ gained: (ps) => this.adopt(ps), lost: (ps) => this.release(ps) });
+    this.scheduleResync();
+    this.logger.log(
+      `replica ${this.partitions.replicaId} schedules ${this.monitors.size} monitors ` +
+        `(${this.partitions.partitions.length} partitions, ${this.transport.kind} transport)`,
+    );
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
     this.scheduler.stop();
+    if (this.resyncTimer !== null) this.timers.clear(this.resyncTimer);
     if (!this.transport) return;
+    await this.partitions.stop();
     const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
     await Promise.race([Promise.allSettled([...this.inFlight]), grace]);
     await this.transport.close();
@@ -92,12 +118,58 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     this.scheduler.upsert({ monitorId: monitor.id, intervalSeconds: monitor.checkInterval, regions: monitor.regions });
   }
 
-  private onChange(change: MonitorChange): void {
+  private untrack(monitorId: string): void {
+    this.monitors.delete(monitorId);
+    this.latest.delete(monitorId);
+    this.scheduler.remove(monitorId);
+    this.evaluator.forget(monitorId);
+  }
+
+  /** Partitions leased to this replica: their monitors are scheduled from their stored state. */
+  private async adopt(partitions: readonly number[]): Promise<void> {
+    const wanted = new Set(partitions);
+    for (const monitor of await this.repository.listAll()) {
+      if (wanted.has(partitionOf(monitor.id)) && !this.monitors.has(monitor.id)) this.track(monitor);
+    }
+  }
+
+  /** Partitions this replica no longer leases: their monitors stop here at once. */
+  private release(partitions: readonly number[]): void {
+    const gone = new Set(partitions);
+    for (const id of [...this.monitors.keys()]) if (gone.has(partitionOf(id))) this.untrack(id);
+  }
+
+  private scheduleResync(): void {
+    this.resyncTimer = this.timers.set(() => {
+      void this.resync()
+        .catch((error: unknown) => {
+          this.logger.warn(`monitor resync failed (retried later): ${String(error)}`);
+        })
+        .finally(() => {
+          if (!this.stopping) this.scheduleResync();
+        });
+    }, RESYNC_INTERVAL_MS);
+  }
+
+  /** Brings this replica's monitors in line with the database (changes made through other replicas). */
+  async resync(): Promise<void> {
+    const stored = new Set<string>();
+    for (const monitor of await this.repository.listAll()) {
+      if (!this.partitions.ownsMonitor(monitor.id)) continue;
+      stored.add(monitor.id);
+      if (this.monitors.get(monitor.id)?.updatedAt !== monitor.updatedAt) this.onChange({ kind: 'saved', monitor });
+    }
+    for (const id of [...this.monitors.keys()]) if (!stored.has(id)) this.untrack(id);
+  }
+
+  /** A committed monitor change (this replica's API, or a notice from another replica). */
+  onChange(change: MonitorChange): void {
     if (change.kind === 'deleted') {
-      this.monitors.delete(change.monitorId);
-      this.latest.delete(change.monitorId);
-      this.scheduler.remove(change.monitorId);
-      this.evaluator.forget(change.monitorId);
+      this.untrack(change.monitorId);
+      return;
+    }
+    if (!this.partitions.ownsMonitor(change.monitor.id)) {
+      this.untrack(change.monitor.id);
       return;
     }
     const known = this.monitors.get(change.monitor.id);
@@ -125,6 +197,10 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
       .request(request)
       .then((result) => this.ingest(monitor, due, result))
       .catch((error: unknown) => {
+        if (error instanceof LeaseLostError) {
+          this.logger.warn(`result of ${request.check_id} not evaluated: ${error.message}`);
+          return;
+        }
         this.metrics.recordDispatchError('ingest');
         this.logger.error(
           `result of ${request.check_id} not processed: ${error instanceof Error ? error.stack : String(error)}`,
@@ -138,7 +214,8 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     this.metrics.recordResult(result, monitor.monitorType);
     this.results.add(result);
     const current = this.monitors.get(monitor.id);
-    if (!current) return;
+    // Stored above either way; only the partition's owner evaluates.
+    if (!current || !this.partitions.ownsMonitor(monitor.id)) return;
     const byRegion = this.latest.get(monitor.id) ?? new Map<RegionId, ProbeResult>();
     byRegion.set(result.region, result);
     this.latest.set(monitor.id, byRegion);
@@ -172,6 +249,7 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
       const evidence = this.latest.get(monitorId) ?? new Map<RegionId, ProbeResult>();
       await this.outbox.recordTransition({
         monitorId,
+        fence: (m) => this.partitions.fence(m, monitorId),
         status: event.to,
         changedAt: state.lastChange,
         reason: event.to === 'down' ? (evidence.get(event.region)?.error ?? null) : null,

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { AgentHeartbeatDto, REGION_IDS, subjectsFor } from '#contracts';
 import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
-import { connectNats, egressAddresses, PICKET_VERSION, type Clock } from '#runtime';
+import { egressAddresses, PICKET_VERSION, type Clock, type NatsConnection } from '#runtime';
 import { checkInput } from '#validation';
 import type { CoordinatorConfig } from '../config.js';
 import type { AgentsRegistry } from './agents.registry.js';
@@ -21,6 +21,8 @@ export interface TransportDeps {
   metrics: CoordinatorMetrics;
   agents: AgentsRegistry;
   logger: LoggerService;
+  /** The coordinator's NATS connection (NATS_CONNECTION), null without NATS_URL. */
+  nats: NatsConnection | null;
 }
 
 /**
@@ -29,21 +31,13 @@ export interface TransportDeps {
  * agent, serving every region in this process).
  */
 export async function createProbeTransport(deps: TransportDeps): Promise<ProbeTransport | null> {
-  const { config, clock, metrics, agents, logger } = deps;
+  const { config, clock, metrics, agents, logger, nats } = deps;
   metrics.trackAgents(() => agents.countByRegion());
   if (config.CHECKS_ENABLED === 'false') {
     logger.warn('CHECKS_ENABLED=false: no checks are scheduled', 'Probing');
     return null;
   }
-  if (config.NATS_URL) {
-    const nats = await connectNats(config.NATS_URL, 'picket-coordinator', {
-      log: (m) => {
-        logger.log(m, 'NATS');
-      },
-      warn: (m) => {
-        logger.warn(m, 'NATS');
-      },
-    });
+  if (nats) {
     const subjects = subjectsFor(config.NATS_SUBJECT_PREFIX);
     nats.subscribe(subjects.heartbeat, {
       callback: (error, msg) => {

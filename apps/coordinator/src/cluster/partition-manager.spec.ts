@@ -1,0 +1,191 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { DataSource } from 'typeorm';
+import { ManualClock } from '#runtime';
+import { testDatabases, type TestDatabase } from '../../../../test/support/databases.js';
+import { loadCoordinatorConfig } from '../config.js';
+import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
+import { Database } from '../database/database.js';
+import { migrate } from '../database/migrate.js';
+import { ManualTimers } from '../scheduling/timers.js';
+import { LeaseStore } from './lease.store.js';
+import { PartitionManager, type PartitionListener } from './partition-manager.js';
+import { PARTITION_COUNT } from './partitions.js';
+
+const LEASE_SECONDS = 4;
+const TTL_MS = LEASE_SECONDS * 1000;
+const STEP_MS = 250;
+const ALL = Array.from({ length: PARTITION_COUNT }, (_, p) => p);
+
+/** A replica as the cluster sees it: its own connection, timers and listener log. */
+interface Replica {
+  id: string;
+  manager: PartitionManager;
+  timers: ManualTimers;
+  dataSource: DataSource;
+  /** Partitions the listener was told to schedule and not told to drop since. */
+  scheduled: Set<number>;
+  alive: boolean;
+}
+
+describe.each(testDatabases())('partition leases on $name', (kind) => {
+  let db: TestDatabase | undefined;
+  const clock = new ManualClock(Date.UTC(2026, 10, 24, 12));
+  const replicas: Replica[] = [];
+
+  async function replica(id: string, store?: (db: Database) => LeaseStore): Promise<Replica> {
+    db ??= await kind.create();
+    const target = parseDatabaseUrl(db.url);
+    if (!target) throw new Error('bad url');
+    const dataSource = await openDataSource(target);
+    await migrate(dataSource);
+    const database = new Database(dataSource);
+    const config = loadCoordinatorConfig({
+      DATABASE_URL: db.url,
+      COORDINATOR_ID: id,
+      COORDINATOR_LEASE_SECONDS: String(LEASE_SECONDS),
+    });
+    const timers = new ManualTimers(clock);
+    const manager = new PartitionManager(store?.(database) ?? new LeaseStore(database), config, clock, timers);
+    const r: Replica = { id, manager, timers, dataSource, scheduled: new Set(), alive: true };
+    replicas.push(r);
+    return r;
+  }
+
+  function listenerOf(r: Replica): PartitionListener {
+    return {
+      gained: (ps) => {
+        for (const p of ps) r.scheduled.add(p);
+        return Promise.resolve();
+      },
+      lost: (ps) => {
+        for (const p of ps) r.scheduled.delete(p);
+      },
+    };
+  }
+
+  async function start(r: Replica): Promise<void> {
+    await r.manager.start(listenerOf(r));
+  }
+
+  /** Time passes for every live replica; then the safety invariant is checked. */
+  async function step(ms = STEP_MS): Promise<void> {
+    clock.advance(ms);
+    for (const r of replicas) if (r.alive) r.timers.runDue();
+    await Promise.all(replicas.map((r) => r.manager.idle()));
+    assertNoPartitionTwice();
+  }
+
+  async function run(ms: number): Promise<void> {
+    for (let t = 0; t < ms; t += STEP_MS) await step();
+  }
+
+  function assertNoPartitionTwice(): void {
+    const seen = new Map<number, string>();
+    for (const r of replicas) {
+      for (const p of r.manager.partitions) {
+        expect(`${p} scheduled by ${seen.get(p) ?? 'nobody else'}`).toBe(`${p} scheduled by nobody else`);
+        seen.set(p, r.id);
+      }
+    }
+  }
+
+  afterEach(async () => {
+    for (const r of replicas.splice(0)) if (r.dataSource.isInitialized) await r.dataSource.destroy();
+    await db?.drop();
+    db = undefined;
+  });
+
+  it('a lone replica takes every partition at its first round', async () => {
+    const a = await replica('a');
+    await start(a);
+    expect(a.manager.partitions).toEqual(ALL);
+    expect([...a.scheduled].sort((x, y) => x - y)).toEqual(ALL);
+  });
+
+  it('a second replica gets its share by hand-over, never overlapping the first', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    await start(a);
+    await start(b);
+    expect(b.manager.partitions).toEqual([]); // a holds them all, unexpired
+    await run(2 * (TTL_MS / 4));
+    const shareA = a.manager.partitions;
+    const shareB = b.manager.partitions;
+    expect(shareA.length).toBeGreaterThan(10);
+    expect(shareB.length).toBeGreaterThan(10);
+    expect([...shareA, ...shareB].sort((x, y) => x - y)).toEqual(ALL);
+    expect([...b.scheduled].sort((x, y) => x - y)).toEqual(shareB);
+    await run(5 * TTL_MS);
+    expect(a.manager.partitions).toEqual(shareA); // stable while both live
+  });
+
+  it('a crashed replica’s partitions move within 1.25 leases, and it stops using them first', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    await start(a);
+    await start(b);
+    await run(TTL_MS);
+    const shareA = a.manager.partitions;
+    a.alive = false; // no more rounds: SIGKILL
+    let moved = 0;
+    while (b.manager.partitions.length < PARTITION_COUNT) {
+      await step();
+      moved += STEP_MS;
+      expect(moved).toBeLessThanOrEqual(TTL_MS * 1.25 + STEP_MS);
+    }
+    expect(a.manager.partitions).toEqual([]);
+    expect(shareA.every((p) => b.scheduled.has(p))).toBe(true);
+  });
+
+  it('a replica leaving gracefully hands its partitions over at the next round', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    await start(a);
+    await start(b);
+    await run(TTL_MS);
+    await a.manager.stop();
+    a.alive = false;
+    expect(a.scheduled.size).toBe(0);
+    await run(TTL_MS / 4);
+    expect(b.manager.partitions).toEqual(ALL);
+  });
+
+  it('the status-change fence passes only for the partition’s current holder', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    await start(a);
+    await start(b);
+    await run(TTL_MS);
+    const monitorOfA = Array.from({ length: 1000 }, (_, i) => `mon${i}`).find((id) => a.manager.ownsMonitor(id));
+    if (!monitorOfA) throw new Error('a holds nothing');
+    const fence = (r: Replica) => r.manager.fence(r.dataSource.manager, monitorOfA);
+    await expect(fence(a)).resolves.toBe(true);
+    await expect(fence(b)).resolves.toBe(false);
+    a.alive = false;
+    await run(TTL_MS * 1.5);
+    await expect(fence(a)).resolves.toBe(false);
+    await expect(fence(b)).resolves.toBe(true);
+  });
+
+  it('without the database a replica stops scheduling before its leases could expire, and resumes after', async () => {
+    let down = false;
+    class FlakyStore extends LeaseStore {
+      override heartbeat(...args: Parameters<LeaseStore['heartbeat']>): Promise<void> {
+        return down ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : super.heartbeat(...args);
+      }
+    }
+    const a = await replica('a', (database) => new FlakyStore(database));
+    await start(a);
+    expect(a.scheduled.size).toBe(PARTITION_COUNT);
+    down = true;
+    const leasesEndBy = clock.now() + TTL_MS;
+    await run(TTL_MS);
+    expect(clock.now()).toBeGreaterThanOrEqual(leasesEndBy);
+    expect(a.manager.partitions).toEqual([]);
+    expect(a.scheduled.size).toBe(0);
+    down = false;
+    await run(TTL_MS / 4 + STEP_MS);
+    expect(a.manager.partitions).toEqual(ALL);
+    expect(a.scheduled.size).toBe(PARTITION_COUNT);
+  });
+});

@@ -1,0 +1,187 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { CLOCK, PICKET_VERSION, type Clock } from '#runtime';
+import { CoordinatorConfig } from '../config.js';
+import { TIMERS, type TimerHandle, type Timers } from '../scheduling/timers.js';
+import { LeaseStore } from './lease.store.js';
+import { partitionOf, planLeases } from './partitions.js';
+
+/** What the owner of the monitors (ProbingService) does when partitions come and go. */
+export interface PartitionListener {
+  /** Start scheduling these partitions' monitors (loaded from the database). */
+  gained(partitions: readonly number[]): Promise<void>;
+  /** Stop scheduling them at once (another replica takes them, or the lease is no longer sure). */
+  lost(partitions: readonly number[]): void;
+}
+
+/** Members older than this many ticks' worth of time are purged now and then. */
+const PURGE_EVERY_TICKS = 240;
+
+/**
+ * This replica's share of the monitors. Every quarter of the lease time it heart-beats its
+ * membership, renews its leases, and follows the plan of partitions.ts (claim what rendezvous
+ * hashing gives it once free, hand over what belongs to a newcomer). It trusts a lease only
+ * until the renewal it last saw succeed would expire, minus a margin: when the database is
+ * unreachable it stops scheduling before any other replica may take over, so a partition is
+ * never scheduled twice.
+ */
+@Injectable()
+export class PartitionManager {
+  private readonly logger = new Logger('Partitions');
+  private readonly ttlMs: number;
+  private readonly owned = new Set<number>();
+  private validUntil = 0;
+  private listener: PartitionListener | null = null;
+  private tickTimer: TimerHandle = null;
+  private expiryTimer: TimerHandle = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  private failing = false;
+  private ticks = 0;
+  private readonly startedAt: number;
+
+  constructor(
+    private readonly store: LeaseStore,
+    private readonly config: CoordinatorConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(TIMERS) private readonly timers: Timers,
+  ) {
+    this.ttlMs = config.COORDINATOR_LEASE_SECONDS * 1000;
+    this.startedAt = clock.now();
+  }
+
+  get replicaId(): string {
+    return this.config.COORDINATOR_ID;
+  }
+
+  /** Partitions this replica schedules now. */
+  get partitions(): number[] {
+    return this.usable() ? [...this.owned].sort((a, b) => a - b) : [];
+  }
+
+  /** Whether this replica schedules and evaluates `monitorId` now. */
+  ownsMonitor(monitorId: string): boolean {
+    return this.usable() && this.owned.has(partitionOf(monitorId));
+  }
+
+  /**
+   * Inside a status-change transaction: this replica still holds the monitor's partition in
+   * the database. A replica that was paused past its lease fails here instead of writing a
+   * status behind the new owner's back.
+   */
+  fence(m: EntityManager, monitorId: string): Promise<boolean> {
+    return this.store.holds(m, this.replicaId, partitionOf(monitorId), this.clock.now());
+  }
+
+  /** Joins: the first round runs before this resolves, so a lone replica starts with every partition. */
+  async start(listener: PartitionListener): Promise<void> {
+    this.listener = listener;
+    this.stopped = false;
+    await this.round();
+  }
+
+  /** Leaves: stops scheduling, frees the leases at once (no waiting for expiry) and removes the membership. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.tickTimer !== null) this.timers.clear(this.tickTimer);
+    if (this.expiryTimer !== null) this.timers.clear(this.expiryTimer);
+    await this.running?.catch(() => undefined);
+    this.drop([...this.owned]);
+    await this.store.leave(this.replicaId).catch((error: unknown) => {
+      this.logger.warn(`could not free the leases on stop (they expire by themselves): ${String(error)}`);
+    });
+  }
+
+  /** Resolves when the round in progress (if any) has finished. */
+  async idle(): Promise<void> {
+    await this.running?.catch(() => undefined);
+  }
+
+  private usable(): boolean {
+    return this.clock.now() < this.validUntil;
+  }
+
+  private round(): Promise<void> {
+    const run = this.tick().finally(() => {
+      this.running = null;
+      if (!this.stopped) this.tickTimer = this.timers.set(() => void this.round(), this.ttlMs / 4);
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async tick(): Promise<void> {
+    const me = this.replicaId;
+    const now = this.clock.now();
+    const expiresAt = now + this.ttlMs;
+    try {
+      await this.store.heartbeat(me, PICKET_VERSION, this.startedAt, now);
+      const held = new Set(await this.store.renew(me, expiresAt));
+      const members = await this.store.liveMembers(now, this.ttlMs);
+      const plan = planLeases(
+        me,
+        members.map((member) => member.id),
+        await this.store.leases(),
+        now,
+      );
+      if (plan.release.length > 0) {
+        this.drop(plan.release);
+        for (const p of plan.release) held.delete(p);
+        await this.store.release(me, plan.release);
+      }
+      for (const partition of plan.claim) {
+        if (await this.store.claim(me, partition, now, expiresAt)) held.add(partition);
+      }
+      if (this.stopped) return;
+      // Trust the leases until they could expire, less a margin for clock drift and a slow statement.
+      this.setValidUntil(expiresAt - Math.min(2000, this.ttlMs / 5));
+      this.drop([...this.owned].filter((p) => !held.has(p)));
+      const gained = [...held].filter((p) => !this.owned.has(p)).sort((a, b) => a - b);
+      if (gained.length > 0) await this.adopt(gained);
+      if (this.failing) this.logger.log(`partition leases renewed again; scheduling ${this.owned.size} partitions`);
+      this.failing = false;
+      if (++this.ticks % PURGE_EVERY_TICKS === 0) await this.store.forgetDeadMembers(now);
+    } catch (error) {
+      if (!this.failing) {
+        this.logger.warn(
+          `cannot renew partition leases (${error instanceof Error ? error.message : String(error)}); ` +
+            `if this lasts, scheduling stops when they could expire`,
+        );
+      }
+      this.failing = true;
+    }
+  }
+
+  private async adopt(partitions: number[]): Promise<void> {
+    for (const p of partitions) this.owned.add(p);
+    try {
+      await this.listener?.gained(partitions);
+      this.logger.log(`now scheduling partitions ${partitions.join(',')} (${this.owned.size} in all)`);
+    } catch (error) {
+      // Not scheduled after all: the next round sees them held but not owned and tries again.
+      for (const p of partitions) this.owned.delete(p);
+      throw error;
+    }
+  }
+
+  private drop(partitions: readonly number[]): void {
+    const gone = partitions.filter((p) => this.owned.delete(p));
+    if (gone.length === 0) return;
+    this.listener?.lost(gone);
+    this.logger.log(`stopped scheduling partitions ${gone.join(',')} (${this.owned.size} left)`);
+  }
+
+  private setValidUntil(at: number): void {
+    this.validUntil = at;
+    if (this.expiryTimer !== null) this.timers.clear(this.expiryTimer);
+    this.expiryTimer = this.timers.set(() => {
+      this.expiryTimer = null;
+      if (this.owned.size === 0 || this.usable()) return;
+      this.logger.error(
+        `partition leases could not be renewed in time (database unreachable?): ` +
+          `stopped scheduling ${this.owned.size} partitions until they are renewed`,
+      );
+      this.drop([...this.owned]);
+    }, at - this.clock.now());
+  }
+}

@@ -1,0 +1,83 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { subjectsFor } from '#contracts';
+import type { NatsConnection } from '#runtime';
+import { CoordinatorConfig } from '../config.js';
+import { MonitorEvents, type MonitorChange } from '../monitors/monitor-events.js';
+import { MonitorsRepository } from '../monitors/monitors.repository.js';
+import { NATS_CONNECTION } from './nats-connection.js';
+
+/** The notice one replica sends the others: which monitor changed; they read it from the database. */
+interface MonitorNotice {
+  origin: string;
+  monitor_id: string;
+  deleted: boolean;
+}
+
+/**
+ * Monitor changes across coordinator replicas. A change committed through this replica's API
+ * is announced on NATS; a notice from another replica is turned back into a MonitorChange
+ * from the database, so the replica leasing the monitor's partition applies it at once. Only
+ * ids travel: the database stays the truth, and a lost notice is caught by the periodic
+ * resync (ProbingService). Without NATS (one process) there is nobody to tell.
+ */
+@Injectable()
+export class MonitorBus implements OnApplicationShutdown {
+  private readonly logger = new Logger('MonitorBus');
+  private readonly subject: string;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection | null,
+    private readonly config: CoordinatorConfig,
+    private readonly repository: MonitorsRepository,
+    events: MonitorEvents,
+  ) {
+    this.subject = subjectsFor(config.NATS_SUBJECT_PREFIX).monitorChanged;
+    events.subscribe((change) => {
+      this.announce(change);
+    });
+  }
+
+  /** Calls `apply` with every change another replica announces. */
+  listen(apply: (change: MonitorChange) => void): void {
+    if (!this.nats) return;
+    this.nats.subscribe(this.subject, {
+      callback: (error, msg) => {
+        if (error) return;
+        let notice: MonitorNotice;
+        try {
+          notice = JSON.parse(msg.string()) as MonitorNotice;
+        } catch {
+          return;
+        }
+        if (notice.origin === this.config.COORDINATOR_ID || typeof notice.monitor_id !== 'string') return;
+        void this.resolve(notice)
+          .then(apply)
+          .catch((e: unknown) => {
+            this.logger.warn(
+              `monitor ${notice.monitor_id} changed elsewhere, not reloaded (resync will): ${String(e)}`,
+            );
+          });
+      },
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.nats && !this.nats.isClosed()) await this.nats.drain().catch(() => undefined);
+  }
+
+  private announce(change: MonitorChange): void {
+    if (!this.nats || this.nats.isClosed()) return;
+    const notice: MonitorNotice = {
+      origin: this.config.COORDINATOR_ID,
+      monitor_id: change.kind === 'deleted' ? change.monitorId : change.monitor.id,
+      deleted: change.kind === 'deleted',
+    };
+    // Buffered by the client while NATS is away; a notice lost anyway is caught by the resync.
+    this.nats.publish(this.subject, JSON.stringify(notice));
+  }
+
+  private async resolve(notice: MonitorNotice): Promise<MonitorChange> {
+    const monitor = notice.deleted ? null : await this.repository.findById(notice.monitor_id);
+    return monitor ? { kind: 'saved', monitor } : { kind: 'deleted', monitorId: notice.monitor_id };
+  }
+}
