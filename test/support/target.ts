@@ -7,15 +7,25 @@ import type { AddressInfo } from 'node:net';
  */
 export class SwitchableTarget {
   mode: 'ok' | 'fail' = 'ok';
+  /** Answers this much later (a slow target keeps checks in flight). */
+  delayMs = 0;
   requests = 0;
+  /** Requests received and not yet answered. */
+  inFlight = 0;
   private server: Server | null = null;
   port = 0;
 
   async start(port = 0): Promise<this> {
     this.server = createServer((_req, res) => {
       this.requests++;
-      res.statusCode = this.mode === 'ok' ? 200 : 503;
-      res.end(this.mode);
+      this.inFlight++;
+      const answer = () => {
+        this.inFlight--;
+        res.statusCode = this.mode === 'ok' ? 200 : 503;
+        res.end(this.mode);
+      };
+      if (this.delayMs > 0) setTimeout(answer, this.delayMs);
+      else answer();
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;

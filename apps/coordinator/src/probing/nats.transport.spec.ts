@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { subjectsFor, unknownResult, type ProbeRequest } from '#contracts';
+import { connectNats, systemClock, type NatsConnection } from '#runtime';
+import { describeWithNats, testNatsUrl } from '../../../../test/support/nats.js';
+import { NatsTransport } from './nats.transport.js';
+
+describeWithNats('NatsTransport', () => {
+  const prefix = `t_${randomBytes(4).toString('hex')}`;
+  let nc: NatsConnection;
+  const quiet = { log: () => undefined, warn: () => undefined };
+  const failures: string[] = [];
+  const said: string[] = [];
+  let transport: NatsTransport;
+
+  const MONITOR = '6650a1b2c3d4e5f6a7b8c9d0';
+  const T0 = Date.UTC(2026, 10, 24);
+  const request = (n: number): ProbeRequest => ({
+    check_id: `${MONITOR}:${T0 + n}:eu-west-1`,
+    monitor_id: MONITOR,
+    region: 'eu-west-1',
+    scheduled_at: T0 + n,
+    type: 'tcp',
+    settings: { tcp: { host: '127.0.0.1', port: 9 } } as unknown as ProbeRequest['settings'],
+    timeout_ms: 1000,
+  });
+
+  beforeAll(async () => {
+    nc = await connectNats(testNatsUrl()!, 'transport-test', quiet);
+    transport = new NatsTransport(nc, prefix, systemClock, (failure) => failures.push(failure), {
+      warn: (m) => said.push(`warn: ${m}`),
+      log: (m) => said.push(`log: ${m}`),
+    });
+  });
+
+  afterAll(async () => {
+    await nc.drain();
+  });
+
+  it('tells the operator once when a region has no agent, and again when one answers', async () => {
+    const first = await transport.request(request(1));
+    const second = await transport.request(request(2));
+    expect([first.status, second.status]).toEqual(['unknown', 'unknown']);
+    expect(first.error).toBe('no agent serves region eu-west-1');
+    expect(failures).toEqual(['no_responders', 'no_responders']);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^warn: no agent serves region eu-west-1: its checks are UNKNOWN/);
+
+    // An agent appears: it answers with a valid result for the request it got.
+    nc.subscribe(subjectsFor(prefix).probe('eu-west-1'), {
+      callback: (_e, msg) => {
+        const wire = JSON.parse(msg.string()) as { check_id: string; scheduled_at: number };
+        const answer = unknownResult(request(wire.scheduled_at - T0), 'agent says hi', 'agent-1', T0);
+        msg.respond(JSON.stringify(answer));
+      },
+    });
+    await nc.flush();
+    const third = await transport.request(request(3));
+    expect(`${third.agent_id} ${third.error ?? ''}`).toBe('agent-1 agent says hi');
+    expect(said).toEqual([said[0], 'log: region eu-west-1 is served by an agent again']);
+  });
+});
