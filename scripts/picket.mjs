@@ -47,6 +47,7 @@ function ensureBuilt() {
   const sources = Math.max(
     newestMtime(join(root, 'apps')),
     newestMtime(join(root, 'libs')),
+    newestMtime(join(root, 'bench')),
     newestMtime(join(root, 'package.json')),
     newestMtime(join(root, 'tsconfig.json')),
     newestMtime(join(root, 'tsconfig.build.json')),
@@ -105,6 +106,11 @@ switch (command) {
     ensureBuilt();
     await runBuilt('dist/apps/coordinator/src/cli.js');
     break;
+  case 'bench':
+    ensureInstalled();
+    ensureBuilt();
+    await runBuilt('dist/bench/run.js');
+    break;
   case 'test': {
     ensureInstalled();
     const jest = join(root, 'node_modules', 'jest', 'bin', 'jest.js');
@@ -119,6 +125,6 @@ switch (command) {
     break;
   }
   default:
-    say(`usage: node scripts/picket.mjs start|agent|test|cli [arguments]`);
+    say(`usage: node scripts/picket.mjs start|agent|test|cli|bench [arguments]`);
     process.exit(2);
 }

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { systemClock } from '#runtime';
+import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
+import type { MonitorType, ProbeRequest } from '#contracts';
+
+/**
+ * One Picket prober process for the probe benchmark: runs `kind` checks of `url` at `rate`
+ * per second for `seconds` through the agent's ProbeExecutor, then prints one JSON line:
+ * checks, failures, and the CPU seconds the checks cost (start-up excluded).
+ * Usage: probe-worker <https|tcp|ping> <url> <rate> <seconds> [ca-file]
+ */
+const [kind, url, rateText, secondsText, caFile] = process.argv.slice(2);
+const rate = Number(rateText);
+const seconds = Number(secondsText);
+const { readFileSync } = await import('node:fs');
+const pinger = await IcmpPinger.open();
+const table = createProberTable({ pinger, https: caFile ? { ca: readFileSync(caFile, 'utf8') } : {} });
+const executor = new ProbeExecutor({ agentId: 'bench', clock: systemClock, table, maxInFlight: 10_000 });
+const monitorId = randomBytes(12).toString('hex');
+const type = kind as MonitorType;
+const settings = type === 'https' ? { url: url ?? '', check_certificate_expiration: false } : { url: url ?? '' };
+
+let checks = 0;
+let failures = 0;
+const pending: Promise<void>[] = [];
+const cpu = process.cpuUsage();
+const started = Date.now();
+const total = rate * seconds;
+for (let i = 0; i < total; i++) {
+  const due = started + (i * 1000) / rate;
+  const wait = due - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  const scheduledAt = Math.floor(due);
+  const request = {
+    check_id: `${monitorId}:${scheduledAt + i}:eu-west-1`,
+    monitor_id: monitorId,
+    region: 'eu-west-1',
+    scheduled_at: scheduledAt + i,
+    type,
+    settings,
+    timeout_ms: 5000,
+  } as ProbeRequest;
+  pending.push(
+    executor.execute(request).then((result) => {
+      checks++;
+      if (result.status !== 'up') failures++;
+    }),
+  );
+}
+await Promise.all(pending);
+const used = process.cpuUsage(cpu);
+const elapsed = (Date.now() - started) / 1000;
+pinger.close();
+process.stdout.write(`${JSON.stringify({ checks, failures, cpu: (used.user + used.system) / 1e6, elapsed })}\n`);
+process.exit(0);

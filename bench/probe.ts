@@ -1,0 +1,218 @@
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { testPki } from '../test/support/tls.js';
+import { publish, sleep, type Row } from './report.js';
+
+const BLACKBOX = process.env.BENCH_BLACKBOX ?? '/usr/bin/prometheus-blackbox-exporter';
+const FPING = process.env.BENCH_FPING ?? '/usr/bin/fping';
+const TICKS = 100; // USER_HZ: /proc/<pid>/stat counts CPU time in these
+
+/** utime + stime of a process, in seconds. */
+function processCpu(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+async function listen(server: Server | ReturnType<typeof createTcpServer>): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * Probe cost: the same checks of loopback targets at the same fixed rate, by Picket's probe
+ * executor (a separate process, as in an agent) and by prometheus-blackbox-exporter driven
+ * through /probe; ICMP against fping. CPU seconds per 1000 checks of the prober's process.
+ */
+export async function probeBench(): Promise<void> {
+  const rate = Number(process.env.BENCH_RATE ?? 200);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+  const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
+  const pki = await testPki();
+  const caFile = join(dir, 'ca.pem');
+  writeFileSync(caFile, pki.ca);
+  const http = createHttpServer((_q, s) => s.end('ok'));
+  const https = createHttpsServer({ key: pki.server.key, cert: pki.server.cert }, (_q, s) => s.end('ok'));
+  const tcp = createTcpServer((socket) => socket.end());
+  const targets = {
+    http: `http://127.0.0.1:${await listen(http)}/`,
+    https: `https://127.0.0.1:${await listen(https)}/`,
+    tcp: `127.0.0.1:${await listen(tcp)}`,
+  };
+  const rows: Row[] = [];
+  try {
+    const blackbox = await startBlackbox(dir, caFile);
+    for (const [name, kind, url, module, target] of [
+      ['HTTP', 'https', targets.http, 'http_2xx', targets.http],
+      ['HTTPS', 'https', targets.https, 'http_2xx', targets.https],
+      ['TCP', 'tcp', `tcp://${targets.tcp}`, 'tcp_connect', targets.tcp],
+    ] as const) {
+      const picket = await runPicket(kind, url, rate, seconds, caFile);
+      const peer = blackbox ? await driveBlackbox(blackbox, module, target, rate, seconds) : null;
+      rows.push(row(name, rate, picket, 'blackbox_exporter', peer));
+    }
+    blackbox?.stop();
+    const ping = await runPicket('ping', 'ping://127.0.0.1', rate, seconds);
+    rows.push(row('ICMP', rate, ping, 'fping', runFping(rate, seconds)));
+  } finally {
+    http.close();
+    https.close();
+    tcp.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  publish(
+    'Probe cost',
+    `\`npm run bench -- probe\`: ${rate} checks/s for ${seconds} s against loopback targets (a new connection ` +
+      `per check). Picket = the agent's ProbeExecutor in its own process; blackbox_exporter = ` +
+      `prometheus-blackbox-exporter driven through /probe at the same rate; fping = \`fping -C\` at the same ` +
+      `rate. CPU = the prober process's user+system seconds per 1000 checks.`,
+    rows,
+  );
+}
+
+interface Measured {
+  checks: number;
+  failures: number;
+  cpu: number;
+}
+
+function row(name: string, rate: number, picket: Measured, peerName: string, peer: Measured | null): Row {
+  const per1000 = (m: Measured) => (1000 * m.cpu) / Math.max(1, m.checks);
+  return {
+    check: name,
+    'rate /s': rate,
+    'Picket CPU s/1000': per1000(picket),
+    'Picket failed': picket.failures,
+    peer: peerName,
+    'peer CPU s/1000': peer ? per1000(peer) : 'n/a',
+    'peer failed': peer ? peer.failures : 'n/a',
+    'Picket / peer': peer ? per1000(picket) / per1000(peer) : 'n/a',
+  };
+}
+
+async function runPicket(kind: string, url: string, rate: number, seconds: number, ca?: string): Promise<Measured> {
+  const worker = join(dirname(fileURLToPath(import.meta.url)), 'probe-worker.js');
+  const child = spawn(process.execPath, [worker, kind, url, String(rate), String(seconds), ...(ca ? [ca] : [])], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await new Promise((resolve) => child.once('exit', resolve));
+  return JSON.parse(out.trim()) as Measured;
+}
+
+interface Blackbox {
+  port: number;
+  pid: number;
+  stop(): void;
+}
+
+async function startBlackbox(dir: string, caFile: string): Promise<Blackbox | null> {
+  const config = join(dir, 'blackbox.yml');
+  writeFileSync(
+    config,
+    [
+      'modules:',
+      '  http_2xx:',
+      '    prober: http',
+      '    timeout: 5s',
+      '    http:',
+      '      preferred_ip_protocol: ip4',
+      '      tls_config:',
+      `        ca_file: ${caFile}`,
+      '  tcp_connect:',
+      '    prober: tcp',
+      '    timeout: 5s',
+      '    tcp:',
+      '      preferred_ip_protocol: ip4',
+      '',
+    ].join('\n'),
+  );
+  const probe = createTcpServer();
+  const port = await listen(probe);
+  probe.close();
+  let child;
+  try {
+    child = spawn(BLACKBOX, [`--config.file=${config}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+  } catch {
+    return null;
+  }
+  for (let i = 0; i < 50; i++) {
+    if (
+      await fetch(`http://127.0.0.1:${port}/-/healthy`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    ) {
+      return { port, pid: child.pid ?? 0, stop: () => child.kill() };
+    }
+    await sleep(100);
+  }
+  child.kill();
+  process.stderr.write(`blackbox_exporter did not start (${BLACKBOX}); its columns are n/a\n`);
+  return null;
+}
+
+async function driveBlackbox(
+  bb: Blackbox,
+  module: string,
+  target: string,
+  rate: number,
+  seconds: number,
+): Promise<Measured> {
+  const url = `http://127.0.0.1:${bb.port}/probe?module=${module}&target=${encodeURIComponent(target)}`;
+  await fetch(url).then((r) => r.text()); // warm-up
+  const cpuBefore = processCpu(bb.pid);
+  let checks = 0;
+  let failures = 0;
+  const pending: Promise<void>[] = [];
+  const started = Date.now();
+  for (let i = 0; i < rate * seconds; i++) {
+    const wait = started + (i * 1000) / rate - Date.now();
+    if (wait > 0) await sleep(wait);
+    pending.push(
+      fetch(url)
+        .then((r) => r.text())
+        .then(
+          (body) => {
+            checks++;
+            if (!/^probe_success 1$/m.test(body)) failures++;
+          },
+          () => {
+            checks++;
+            failures++;
+          },
+        ),
+    );
+  }
+  await Promise.all(pending);
+  return { checks, failures, cpu: processCpu(bb.pid) - cpuBefore };
+}
+
+function runFping(rate: number, seconds: number): Measured | null {
+  // One target, `rate` pings per second: -p is the interval per target in ms.
+  const count = rate * seconds;
+  const interval = Math.max(1, Math.round(1000 / rate));
+  try {
+    const output = execFileSync(
+      'bash',
+      ['-c', `TIMEFORMAT='%U %S'; { time ${FPING} -q -C ${count} -p ${interval} 127.0.0.1 ; } 2>&1`],
+      {
+        encoding: 'utf8',
+      },
+    );
+    const lines = output.trim().split('\n');
+    const [user, sys] = (lines.at(-1) ?? '0 0').split(' ').map(Number);
+    const replies = (lines.find((l) => l.startsWith('127.0.0.1')) ?? '').split(':')[1]?.trim().split(/\s+/) ?? [];
+    const failures = replies.filter((r) => r === '-').length;
+    return { checks: count, failures, cpu: (user ?? 0) + (sys ?? 0) };
+  } catch (error) {
+    process.stderr.write(`fping failed (${String(error)}); its columns are n/a\n`);
+    return null;
+  }
+}

@@ -1,0 +1,19 @@
+import { ingestBench } from './ingest.js';
+import { probeBench } from './probe.js';
+import { schedulingBench } from './scheduling.js';
+
+/** `npm run bench -- <name>`: one benchmark, its table printed and appended to docs/benchmarks.md. */
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+  scheduling: schedulingBench,
+  ingest: ingestBench,
+  probe: probeBench,
+};
+
+const name = process.argv[2] ?? '';
+const bench = BENCHMARKS[name];
+if (!bench) {
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(BENCHMARKS).join('|')}>\n`);
+  process.exit(2);
+}
+await bench();
+process.exit(0);
