@@ -6,7 +6,7 @@ import type { ApiClient } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
 import { describeWithNats, testNatsUrl } from '../support/nats.js';
-import { startPicket, type RunningProcess } from '../support/processes.js';
+import { startTestAgent, type RunningProcess } from '../support/processes.js';
 import { SwitchableTarget } from '../support/target.js';
 import { waitFor } from '../support/wait.js';
 
@@ -25,15 +25,6 @@ describeWithNats('probing over NATS with two agent processes', () => {
   const agents: Record<string, RunningProcess> = {};
   let monitorId: string;
 
-  const agentEnv = (id: string, region: string) => ({
-    NATS_URL: testNatsUrl()!,
-    NATS_SUBJECT_PREFIX: prefix,
-    AGENT_ID: id,
-    AGENT_REGIONS: region,
-    AGENT_HTTP_PORT: '0',
-    AGENT_HEARTBEAT_SECONDS: '1',
-    AGENT_DRAIN_SECONDS: '2',
-  });
   const checks = async () => {
     await c.app.get(ResultsWriter).flush();
     return (await api.get(`/api/monitors/${monitorId}/checks?per_page=100`)).body.data.checks as any[];
@@ -44,8 +35,9 @@ describeWithNats('probing over NATS with two agent processes', () => {
     // The PostgreSQL variant when available: embedded mode already runs on SQLite.
     db = await kinds[kinds.length - 1]!.create();
     await target.start();
-    agents.a = startPicket('agent', agentEnv('agent-eu', 'eu-west-1'));
-    agents.b = startPicket('agent', agentEnv('agent-us', 'us-east-1'));
+    const nats = { url: testNatsUrl()!, prefix };
+    agents.a = startTestAgent(nats, 'agent-eu', 'eu-west-1');
+    agents.b = startTestAgent(nats, 'agent-us', 'us-east-1');
     c = await startCoordinator(db.url, {
       env: { CHECKS_ENABLED: 'true', NATS_URL: testNatsUrl()!, NATS_SUBJECT_PREFIX: prefix },
     });

@@ -38,3 +38,16 @@ export function startPicket(command: 'start' | 'agent', env: Record<string, stri
     },
   };
 }
+
+/** Starts an agent process for tests: fast heartbeats, a short drain, health on a free port. */
+export function startTestAgent(nats: { url: string; prefix: string }, id: string, regions: string): RunningProcess {
+  return startPicket('agent', {
+    NATS_URL: nats.url,
+    NATS_SUBJECT_PREFIX: nats.prefix,
+    AGENT_ID: id,
+    AGENT_REGIONS: regions,
+    AGENT_HTTP_PORT: '0',
+    AGENT_HEARTBEAT_SECONDS: '1',
+    AGENT_DRAIN_SECONDS: '2',
+  });
+}

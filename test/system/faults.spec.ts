@@ -7,7 +7,7 @@ import { testDatabases, type TestDatabase } from '../support/databases.js';
 import { FakeReceiver, reply } from '../support/fake-receiver.js';
 import { freePort, natsServerBinary, PrivateNats, TcpProxy } from '../support/faults.js';
 import { describeWithNats } from '../support/nats.js';
-import { startPicket, type RunningProcess } from '../support/processes.js';
+import { startPicket, startTestAgent, type RunningProcess } from '../support/processes.js';
 import { SwitchableTarget } from '../support/target.js';
 import { waitFor } from '../support/wait.js';
 
@@ -77,15 +77,7 @@ suite('the distributed mode under faults', () => {
   }
 
   function startAgent(id: string, region: string): void {
-    agents[id] = startPicket('agent', {
-      NATS_URL: nats.url,
-      NATS_SUBJECT_PREFIX: prefix,
-      AGENT_ID: id,
-      AGENT_REGIONS: region,
-      AGENT_HTTP_PORT: '0',
-      AGENT_HEARTBEAT_SECONDS: '1',
-      AGENT_DRAIN_SECONDS: '2',
-    });
+    agents[id] = startTestAgent({ url: nats.url, prefix }, id, region);
   }
 
   async function createMonitor(name: string, target: SwitchableTarget): Promise<string> {
