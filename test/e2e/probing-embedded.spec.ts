@@ -88,6 +88,7 @@ describe('probing in embedded mode', () => {
     expect(metrics).toMatch(/picket_status_changes_total\{to="up"\} 2\b/);
     expect(metrics).toMatch(/picket_check_results_total\{region="[a-z0-9-]+",type="https",status="down"\} [1-9]/);
     expect(metrics).toMatch(/picket_monitors\{status="up"\} 1\b/);
+    expect(metrics).toMatch(/picket_partitions_held 64\b/); // the lone replica schedules every partition
     expect(metrics).toMatch(/picket_scheduler_lateness_seconds_count [1-9]/);
   });
 

@@ -62,6 +62,10 @@ export const METRICS = {
     name: 'picket_contacts_deactivated_total',
     help: 'Contacts deactivated after consecutive failed deliveries.',
   },
+  partitionsHeld: {
+    name: 'picket_partitions_held',
+    help: 'Partitions of the monitors this coordinator replica schedules now (of 64 in all replicas together).',
+  },
   statusChanges: {
     name: 'picket_status_changes_total',
     help: 'Monitor status transitions, by new status.',

@@ -76,6 +76,17 @@ export class CoordinatorMetrics {
     });
   }
 
+  trackPartitions(read: () => number): void {
+    new Gauge({
+      name: METRICS.partitionsHeld.name,
+      help: METRICS.partitionsHeld.help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
   trackAgents(read: () => Record<RegionId, number>): void {
     new Gauge({
       name: METRICS.agentsSeen.name,

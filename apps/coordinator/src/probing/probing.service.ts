@@ -79,6 +79,7 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
       },
     });
     metrics.trackMonitors(() => this.countByStatus());
+    metrics.trackPartitions(() => this.partitions.partitions.length);
   }
 
   async onApplicationBootstrap(): Promise<void> {
