@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { getMetadataStorage, validateSync } from 'class-validator';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -29,4 +29,10 @@ export function loadEnv<T extends object>(cls: new () => T, env: Readonly<Record
     );
   }
   return instance;
+}
+
+/** The environment variables a configuration class reads: every validated property (deployment files are checked against it). */
+export function configVariables(cls: new () => object): string[] {
+  const metadata = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
+  return [...new Set(metadata.map((m) => m.propertyName))].sort();
 }

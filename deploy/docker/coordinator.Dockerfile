@@ -1,0 +1,21 @@
+# The Picket coordinator (REST API, scheduling, evaluation, notifications).
+# Build from the repository root:  docker build -f deploy/docker/coordinator.Dockerfile -t picket-coordinator .
+FROM node:20-bookworm-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm install --no-audit --no-fund
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /opt/picket
+COPY --from=build /src/package.json ./
+COPY --from=build /src/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+USER node
+ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/openapi.json').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "dist/apps/coordinator/src/main.js"]
