@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { DataSource } from 'typeorm';
+import { AgentsStore } from '../../apps/coordinator/src/agents/agents.store.js';
 import { AccountsRepository } from '../../apps/coordinator/src/auth/accounts.repository.js';
 import { ApiKeyEntity } from '../../apps/coordinator/src/auth/api-key.entity.js';
 import { hashApiKey } from '../../apps/coordinator/src/auth/api-key.js';
@@ -342,6 +343,47 @@ describe.each(testDatabases())('admin CLI on $name', (kind) => {
       expect((await client.get('/api/account')).body.data.subscription_status).toBe('active');
       const key = await c.app.get(AccountsRepository).findKey(keyId);
       expect(key?.revokedAt).toBeNull();
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'agents list shows who serves which region and when each was last seen',
+    async () => {
+      const store = c.app.get(AgentsStore);
+      const now = Date.now();
+      const heartbeat = (agent_id: string, regions: string[]) => ({
+        agent_id,
+        version: '0.1.0',
+        regions: regions as never,
+        ipv4: ['198.51.100.7'],
+        ipv6: [],
+        in_flight: 2,
+        max_in_flight: 500,
+        icmp: true,
+        sent_at: now,
+      });
+      await store.record(heartbeat('agent-eu', ['eu-west-1', 'eu-central-1']), now - 5_000);
+      await store.record(heartbeat('agent-old', ['eu-west-1']), now - 3_600_000);
+      const result = await cli(db.url, ['agents', 'list']);
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(result.stdout).toMatch(/^\{"agents":\[.*\]\}\n$/); // one line of JSON
+      const listing = json(result) as {
+        agents: { agent_id: string; regions: string[]; status: string; last_seen_at: number; max_in_flight: number }[];
+        regions: { id: string; agents: number; online: number }[];
+      };
+      const agents = listing.agents.filter((a) => a.agent_id.startsWith('agent-'));
+      expect(agents.map((a) => [a.agent_id, a.status, a.last_seen_at, a.max_in_flight])).toEqual([
+        ['agent-eu', 'online', Math.floor((now - 5_000) / 1000), 500],
+        ['agent-old', 'stale', Math.floor((now - 3_600_000) / 1000), 500],
+      ]);
+      expect(listing.regions.find((r) => r.id === 'eu-west-1')).toEqual({ id: 'eu-west-1', agents: 2, online: 1 });
+      expect(listing.regions.find((r) => r.id === 'eu-central-1')).toEqual({
+        id: 'eu-central-1',
+        agents: 1,
+        online: 1,
+      });
+      expect(listing.regions).toHaveLength(15);
     },
     CLI_TIMEOUT,
   );

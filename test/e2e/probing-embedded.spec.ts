@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
+import { AgentsStore } from '../../apps/coordinator/src/agents/agents.store.js';
 import { ProbingService } from '../../apps/coordinator/src/probing/probing.service.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
@@ -89,6 +90,9 @@ describe('probing in embedded mode', () => {
     expect(metrics).toMatch(/picket_check_results_total\{region="[a-z0-9-]+",type="https",status="down"\} [1-9]/);
     expect(metrics).toMatch(/picket_monitors\{status="up"\} 1\b/);
     expect(metrics).toMatch(/picket_partitions_held 64\b/); // the lone replica schedules every partition
+    // The embedded agent is recorded like a remote one, for every region.
+    const agents = await c.app.get(AgentsStore).list();
+    expect(agents.map((a) => [a.agentId, a.regions.length])).toEqual([['embedded', 15]]);
     expect(metrics).toMatch(/picket_scheduler_lateness_seconds_count [1-9]/);
   });
 

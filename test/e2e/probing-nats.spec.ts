@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { AgentsStore } from '../../apps/coordinator/src/agents/agents.store.js';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
 import { AgentsRegistry } from '../../apps/coordinator/src/probing/agents.registry.js';
 import type { ApiClient } from '../support/api-client.js';
@@ -79,6 +80,17 @@ describeWithNats('probing over NATS with two agent processes', () => {
     const byRegion = Object.fromEntries(both.map((check) => [check.region, check]));
     expect(byRegion['eu-west-1']).toMatchObject({ status: 'up', http_status: 200 });
     expect(byRegion['us-east-1']).toMatchObject({ status: 'up', http_status: 200 });
+    // Their heartbeats are recorded for `agents list` and the checker address list.
+    const stored = await c.app.get(AgentsStore).list();
+    expect(stored.map((a) => [a.agentId, a.regions])).toEqual([
+      ['agent-eu', ['eu-west-1']],
+      ['agent-us', ['us-east-1']],
+    ]);
+    const published = (await (await fetch(`${c.baseUrl}/web_api/checker_ip_addresses`)).json()) as {
+      data: { regions: { id: string; ipv4: string[] }[] };
+    };
+    const eu = published.data.regions.find((r) => r.id === 'eu-west-1');
+    expect(eu?.ipv4).toEqual(stored[0]?.ipv4);
   });
 
   it('a killed agent makes its region UNKNOWN, never DOWN, and the monitor stays up', async () => {

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Expose, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
 import { loadEnv } from '#runtime';
+import { parseCheckerAddresses } from './agents/checker-addresses.js';
 import { API_KEY_PATTERN } from './auth/api-key.js';
 import { DEFAULT_ENDPOINTS } from './notify/notifier-deps.js';
 import { parseDatabaseUrl, type DatabaseTarget } from './database/data-source.js';
@@ -85,6 +86,24 @@ export class CoordinatorConfig {
   @Min(2)
   @Max(120)
   COORDINATOR_LEASE_SECONDS = 10;
+
+  /**
+   * Checker addresses published per region besides those agents report (NAT, embedded mode):
+   * `eu-west-1=203.0.113.5,2001:db8::5;us-east-1=198.51.100.7`.
+   */
+  @Expose()
+  @IsOptional()
+  @ValidateBy({
+    name: 'checkerAddresses',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && typeof parseCheckerAddresses(value) !== 'string',
+      defaultMessage: (args) => {
+        const problem = parseCheckerAddresses(String(args?.value));
+        return `must be region=address,address;… (${typeof problem === 'string' ? problem : 'not a string'})`;
+      },
+    },
+  })
+  CHECKER_ADDRESSES?: string;
 
   /** Embedded mode: checks this process runs at once (more are UNKNOWN, "at capacity"). */
   @Expose()

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { systemClock } from '#runtime';
+import { AgentsModule } from '../agents/agents.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { CoordinatorConfig } from '../config.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
@@ -17,6 +18,7 @@ export class CliModule {
         DatabaseModule.forRoot(config.database),
         AuthModule,
         ContactsModule,
+        AgentsModule,
       ],
     };
   }

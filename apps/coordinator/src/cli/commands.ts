@@ -1,5 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { parseArgs } from 'node:util';
+import { agentsListing } from '../agents/agents-list.js';
+import { AgentsStore } from '../agents/agents.store.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../auth/account.entity.js';
 import { AccountsService } from '../auth/accounts.service.js';
 import { parsePermissionList, PERMISSIONS } from '../auth/permissions.js';
@@ -78,6 +80,13 @@ export const COMMANDS: Record<string, Command> = {
     async run(app, flags) {
       await app.get(AccountsService).revokeKey(required(flags, 'key'));
       return { revoked: true };
+    },
+  },
+  'agents list': {
+    usage: 'agents list',
+    flags: [],
+    async run(app) {
+      return { ...agentsListing(await app.get(AgentsStore).list(), Date.now()) };
     },
   },
   'push register': {

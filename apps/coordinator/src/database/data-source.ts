@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
+import { AgentEntity } from '../agents/agent.entity.js';
 import { AccountEntity } from '../auth/account.entity.js';
 import { ApiKeyEntity } from '../auth/api-key.entity.js';
 import { CoordinatorMemberEntity, PartitionLeaseEntity } from '../cluster/cluster.entity.js';
@@ -40,6 +41,7 @@ export const ENTITIES = [
   ServerSettingEntity,
   PartitionLeaseEntity,
   CoordinatorMemberEntity,
+  AgentEntity,
 ];
 
 /** `sqlite:<path>` (a file path, or `:memory:`) or `postgres://…` / `postgresql://…`. */

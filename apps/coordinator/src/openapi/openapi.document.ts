@@ -3,6 +3,7 @@
  * DTO types and error table the code uses (no generator, no decorators). test/e2e/openapi.spec.ts
  * holds it against the running server: routes, statuses, bodies and permissions.
  */
+import type { CheckerAddressesQuery } from '../agents/checker-addresses.controller.js';
 import { MONITOR_TYPES, REGION_IDS } from '#contracts';
 import { API_KEY_PATTERN } from '../auth/api-key.js';
 import { PERMISSIONS, type Permission } from '../auth/permissions.js';
@@ -163,6 +164,10 @@ const incidentQuery = {
   },
   resolved: { type: 'boolean', description: 'Only resolved (`true`) or open (`false`) incidents.' },
 } satisfies FieldsOf<ListIncidentsQuery>;
+
+const checkerQuery = {
+  format: { enum: ['json', 'txt'], default: 'json', description: '`txt`: text/plain, one address per line.' },
+} satisfies FieldsOf<CheckerAddressesQuery>;
 
 /** Query parameters: each is given at most once, as plain text (booleans exactly true/false). */
 function queryParameters(fields: Readonly<Record<string, Schema>>): Schema[] {
@@ -466,6 +471,24 @@ const OPERATIONS: readonly OperationSpec[] = [
   },
   {
     method: 'get',
+    path: '/web_api/checker_ip_addresses',
+    operationId: 'getCheckerAddresses',
+    tag: 'Meta',
+    summary: 'Checker IP addresses',
+    description:
+      'Every region with the addresses its checks come from (agents seen in the last 24 h plus CHECKER_ADDRESSES), ' +
+      'for firewall allow-lists. Served without an API key. `?format=txt` answers text/plain, one address per line.',
+    permission: null,
+    parameters: queryParameters(checkerQuery),
+    success: {
+      status: 200,
+      description: 'The regions and their addresses (JSON), or with `format=txt` the addresses (text/plain).',
+      schema: 'CheckerAddressesResponse',
+      text: 'text/plain',
+    },
+  },
+  {
+    method: 'get',
     path: '/metrics',
     operationId: 'getMetrics',
     tag: 'Meta',
@@ -500,8 +523,14 @@ function operation(spec: OperationSpec, errors: ErrorResponses): Schema {
   const responses: Record<string, Schema> = {
     [spec.success.status]: {
       description: spec.success.description,
-      ...(spec.success.schema ? { content: { 'application/json': { schema: ref(spec.success.schema) } } } : {}),
-      ...(spec.success.text ? { content: { [spec.success.text]: { schema: { type: 'string' } } } } : {}),
+      ...(spec.success.schema || spec.success.text
+        ? {
+            content: {
+              ...(spec.success.schema ? { 'application/json': { schema: ref(spec.success.schema) } } : {}),
+              ...(spec.success.text ? { [spec.success.text]: { schema: { type: 'string' } } } : {}),
+            },
+          }
+        : {}),
     },
   };
   const byStatus = new Map<number, ErrorCode[]>();

@@ -753,6 +753,29 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     ContactResponse: ok({ contact: ref('Contact') }, 'One contact (top-level key).'),
     ContactReactivateResponse: ok({ data: object({ contact: ref('ContactState') }) }, 'The reactivated contact.'),
     AccountResponse: ok({ data: ref('Account') }, 'The account of the API key.'),
+    CheckerRegion: object(
+      {
+        id: { enum: [...REGION_IDS] },
+        name: { type: 'string' },
+        continent: { type: 'string' },
+        ipv4: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'IPv4 addresses checks of this region come from.',
+        },
+        ipv6: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'IPv6 addresses checks of this region come from.',
+        },
+      },
+      undefined,
+      { description: 'One region and the addresses its agents check from.' },
+    ),
+    CheckerAddressesResponse: ok(
+      { data: object({ regions: { type: 'array', items: ref('CheckerRegion'), minItems: 15, maxItems: 15 } }) },
+      'All fifteen regions, in order.',
+    ),
 
     CheckTimings: object(checkTimingsFields, undefined, { description: 'Phase timings of a check, in ms.' }),
     Check: object(checkFields, undefined, { description: 'One check result from one region.' }),

@@ -1,5 +1,6 @@
 import { Logger, Module } from '@nestjs/common';
 import { CLOCK, type Clock, type NatsConnection } from '#runtime';
+import { AgentsModule } from '../agents/agents.module.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { CoordinatorConfig } from '../config.js';
 import { HistoryModule } from '../history/history.module.js';
@@ -17,7 +18,7 @@ import { createProbeTransport } from './transport.factory.js';
 
 /** Scheduling, dispatch over the transport, evaluation, and the coordinator's /metrics. */
 @Module({
-  imports: [ClusterModule, MonitorsModule, HistoryModule, NotifyModule],
+  imports: [AgentsModule, ClusterModule, MonitorsModule, HistoryModule, NotifyModule],
   controllers: [MetricsController],
   providers: [
     CoordinatorMetrics,

@@ -4,7 +4,7 @@ import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
 import { egressAddresses, PICKET_VERSION, type Clock, type NatsConnection } from '#runtime';
 import { checkInput } from '#validation';
 import type { CoordinatorConfig } from '../config.js';
-import type { AgentsRegistry } from './agents.registry.js';
+import { AGENT_PERSIST_MS, type AgentsRegistry } from './agents.registry.js';
 import type { CoordinatorMetrics } from './coordinator-metrics.js';
 import { InProcessTransport } from './in-process.transport.js';
 import { NatsTransport } from './nats.transport.js';
@@ -83,16 +83,26 @@ export async function createProbeTransport(deps: TransportDeps): Promise<ProbeTr
     onResult: (result, request) => metrics.recordProbe(result, request.type),
   });
   metrics.trackInFlight(() => executor.inFlight);
-  agents.registerEmbedded({
-    agent_id: EMBEDDED_AGENT_ID,
-    version: PICKET_VERSION,
-    regions: [...REGION_IDS],
-    ...egressAddresses([]),
-    in_flight: 0,
-    max_in_flight: config.EMBEDDED_MAX_IN_FLIGHT,
-    icmp: pinger.available,
-    sent_at: clock.now(),
-  });
+  const addresses = egressAddresses([]);
+  const heartbeat = () => {
+    agents.registerEmbedded({
+      agent_id: EMBEDDED_AGENT_ID,
+      version: PICKET_VERSION,
+      regions: [...REGION_IDS],
+      ...addresses,
+      in_flight: executor.inFlight,
+      max_in_flight: config.EMBEDDED_MAX_IN_FLIGHT,
+      icmp: pinger.available,
+      sent_at: clock.now(),
+    });
+  };
+  heartbeat();
+  // The embedded agent "heart-beats" like a remote one, so `agents list` shows it as online.
+  const beating = setInterval(heartbeat, AGENT_PERSIST_MS);
+  beating.unref();
   logger.log('embedded mode: this process checks every region itself (set NATS_URL for regional agents)', 'Probing');
-  return new InProcessTransport(executor, EMBEDDED_DRAIN_MS, () => pinger.close());
+  return new InProcessTransport(executor, EMBEDDED_DRAIN_MS, () => {
+    clearInterval(beating);
+    pinger.close();
+  });
 }
