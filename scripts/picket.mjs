@@ -106,6 +106,11 @@ switch (command) {
     ensureBuilt();
     await runBuilt('dist/apps/coordinator/src/cli.js');
     break;
+  case 'build-agent':
+    ensureInstalled();
+    ensureBuilt();
+    await runBuilt('scripts/build-agent.mjs');
+    break;
   case 'bench':
     ensureInstalled();
     ensureBuilt();
@@ -125,6 +130,6 @@ switch (command) {
     break;
   }
   default:
-    say(`usage: node scripts/picket.mjs start|agent|test|cli|bench [arguments]`);
+    say(`usage: node scripts/picket.mjs start|agent|test|cli|bench|build-agent [arguments]`);
     process.exit(2);
 }

@@ -16,4 +16,7 @@ function readVersion(): string {
   return '0.0.0-unknown';
 }
 
-export const PICKET_VERSION = readVersion();
+/** Set by the single-file agent build (scripts/build-agent.mjs), which has no package.json beside it. */
+declare const __PICKET_VERSION__: string | undefined;
+
+export const PICKET_VERSION = typeof __PICKET_VERSION__ === 'string' ? __PICKET_VERSION__ : readVersion();
