@@ -23,8 +23,11 @@ import { FakeReceiver, reply } from '../support/fake-receiver.js';
 
 const DOC_ID = 'https://picket.test/openapi.json';
 const UNKNOWN_ID = '0123456789abcdef01234567';
-/** Statuses a healthy server cannot be made to answer on purpose. */
-const UNREACHABLE_STATUSES = new Set(['500', '503']);
+/**
+ * Statuses a healthy server cannot be made to answer on purpose here (429 needs the budget
+ * spent: test/e2e/rate-limit.spec.ts exhausts it on every route kind).
+ */
+const UNREACHABLE_STATUSES = new Set(['429', '500', '503']);
 const BODY_METHODS = new Set(['POST', 'PUT', 'DELETE']);
 const JSON_TYPE = { 'content-type': 'application/json' };
 /** The resource 404 of each path prefix with an id. */

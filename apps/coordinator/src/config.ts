@@ -105,6 +105,14 @@ export class CoordinatorConfig {
   })
   CHECKER_ADDRESSES?: string;
 
+  /** The API budget of each account, in points per rolling hour (DECISIONS §2), shared by all replicas. */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of points' })
+  @Min(10)
+  @Max(100_000_000)
+  RATE_LIMIT_POINTS_PER_HOUR = 5000;
+
   /** Embedded mode: checks this process runs at once (more are UNKNOWN, "at capacity"). */
   @Expose()
   @Transform(digitsToInt)

@@ -1,7 +1,8 @@
 import { createParamDecorator, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { rateLimitHeaders, RateLimiter } from '../rate-limit/rate-limiter.js';
 import { AuthService, type Principal } from './auth.service.js';
 import type { Permission } from './permissions.js';
 
@@ -23,12 +24,17 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
   return principal;
 });
 
-/** Global guard: authenticate, then check the route's permission (401, then 403). */
+/**
+ * Global guard: authenticate (401), charge the account's rate limit (429, DECISIONS §2; the
+ * X-RateLimit-* headers go on every answer from here on, errors included), then check the
+ * route's permission (403).
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
+    private readonly limiter: RateLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -37,6 +43,17 @@ export class ApiKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const principal = await this.auth.authenticate(request.headers.authorization);
     request.principal = principal;
+    const decision = await this.limiter.charge(principal.accountId, request.method, request.url.split('?')[0] ?? '/');
+    const headers = rateLimitHeaders(decision);
+    if (!decision.allowed) {
+      throw new AppError(
+        'RATE_LIMIT_EXCEEDED',
+        'The rate limit of this account is exhausted; retry later.',
+        undefined,
+        headers,
+      );
+    }
+    void context.switchToHttp().getResponse<FastifyReply>().headers(headers);
     const needed = this.reflector.getAllAndOverride<Permission | undefined>(PERMISSION_KEY, targets);
     if (needed === undefined) throw new Error(`route ${request.url} declares no permission`);
     if (!principal.permissions.has(needed)) {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { AccountsService } from './accounts.service.js';
 import { ApiKeyGuard } from './auth.guard.js';
@@ -7,6 +8,7 @@ import { AuthService } from './auth.service.js';
 
 /** API keys, accounts and the global guard. */
 @Module({
+  imports: [RateLimitModule],
   providers: [AccountsRepository, AccountsService, AuthService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
   exports: [AccountsRepository, AccountsService, AuthService],
 })

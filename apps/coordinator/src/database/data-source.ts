@@ -16,6 +16,7 @@ import {
   NotificationEntity,
   ServerSettingEntity,
 } from '../notify/notification.entity.js';
+import { RateLimitEntity } from '../rate-limit/rate-limit.entity.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 
@@ -42,6 +43,7 @@ export const ENTITIES = [
   PartitionLeaseEntity,
   CoordinatorMemberEntity,
   AgentEntity,
+  RateLimitEntity,
 ];
 
 /** `sqlite:<path>` (a file path, or `:memory:`) or `postgres://…` / `postgresql://…`. */

@@ -508,7 +508,9 @@ function errorCodesOf(spec: OperationSpec): ErrorCode[] {
   // Every route validates its query string: one without query parameters refuses any (422).
   const codes = new Set<ErrorCode>([...(spec.errors ?? []), 'VALIDATION_ERROR']);
   if (spec.permission !== null)
-    ['UNAUTHORIZED', 'FORBIDDEN', 'SERVICE_UNAVAILABLE'].forEach((c) => codes.add(c as ErrorCode));
+    ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'].forEach((c) =>
+      codes.add(c as ErrorCode),
+    );
   if (BODY_METHODS.includes(spec.method)) {
     codes.add('INVALID_JSON');
     codes.add('UNSUPPORTED_MEDIA_TYPE');
