@@ -49,7 +49,7 @@ export async function createCoordinatorApp(
 ): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(
     CoordinatorModule.forRoot(config, options.clock ?? systemClock),
-    createHttpAdapter(),
+    createHttpAdapter(config.tls),
     { bodyParser: false, logger: options.logger ?? createLogger(config), abortOnError: false },
   );
   configureHttp(app);

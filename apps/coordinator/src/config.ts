@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { SecureContextOptions } from 'node:tls';
 import { Expose, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
-import { loadEnv } from '#runtime';
+import { ConfigError, loadEnv } from '#runtime';
 import { parseCheckerAddresses } from './agents/checker-addresses.js';
 import { API_KEY_PATTERN } from './auth/api-key.js';
+import { loadTlsFiles } from './tls/tls-files.js';
 import { DEFAULT_ENDPOINTS } from './notify/notifier-deps.js';
 import { parseDatabaseUrl, type DatabaseTarget } from './database/data-source.js';
 
@@ -36,6 +38,18 @@ export class CoordinatorConfig {
   @IsString()
   @Matches(/^[0-9A-Za-z.:_-]+$/, { message: 'must be a host name or IP address' })
   HOST = '0.0.0.0';
+
+  /** With TLS_KEY_FILE: serve HTTPS (TLS 1.2 or later) from this PEM certificate (chain); SIGHUP re-reads both. */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  TLS_CERT_FILE?: string;
+
+  /** The PEM private key of TLS_CERT_FILE. */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  TLS_KEY_FILE?: string;
 
   /** Registered as the `default` account's key on first start instead of a random one. */
   @Expose()
@@ -190,6 +204,12 @@ export class CoordinatorConfig {
   @Max(3650)
   RESULTS_RETENTION_DAYS = 30;
 
+  /** The HTTPS options (TLS_CERT_FILE and TLS_KEY_FILE, read now), or undefined for plain HTTP. */
+  get tls(): SecureContextOptions | undefined {
+    if (!this.TLS_CERT_FILE || !this.TLS_KEY_FILE) return undefined;
+    return loadTlsFiles(this.TLS_CERT_FILE, this.TLS_KEY_FILE);
+  }
+
   get database(): DatabaseTarget {
     const target = parseDatabaseUrl(this.DATABASE_URL);
     if (!target) throw new Error('DATABASE_URL was validated at load time');
@@ -198,5 +218,14 @@ export class CoordinatorConfig {
 }
 
 export function loadCoordinatorConfig(env: Readonly<Record<string, string | undefined>>): CoordinatorConfig {
-  return loadEnv(CoordinatorConfig, env);
+  const config = loadEnv(CoordinatorConfig, env);
+  if (Boolean(config.TLS_CERT_FILE) !== Boolean(config.TLS_KEY_FILE)) {
+    throw new ConfigError(['TLS_CERT_FILE and TLS_KEY_FILE: set both (HTTPS) or neither (HTTP)']);
+  }
+  try {
+    void config.tls; // unreadable or mismatched files stop the process at boot
+  } catch (error) {
+    throw new ConfigError([error instanceof Error ? error.message : String(error)]);
+  }
+  return config;
 }

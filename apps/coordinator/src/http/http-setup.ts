@@ -1,5 +1,6 @@
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { SecureContextOptions } from 'node:tls';
 import { ErrorFilter, sendError, unreadableUrlError } from './error.filter.js';
 import { MAX_BODY_BYTES, parseJsonBody } from './json-body.js';
 import { RouteTable } from './route-table.js';
@@ -20,8 +21,10 @@ function frameworkError(_error: FastifyError, request: FastifyRequest, reply: Fa
   sendError(reply, unreadableUrlError(request.url));
 }
 
-export function createHttpAdapter(): FastifyAdapter {
+/** The coordinator's HTTP server; HTTPS (TLS 1.2 or later) when `tls` is given. */
+export function createHttpAdapter(tls?: SecureContextOptions): FastifyAdapter {
   return new FastifyAdapter({
+    ...(tls ? { https: tls } : {}),
     bodyLimit: MAX_BODY_BYTES,
     logger: false,
     // `/api/monitors/` is `/api/monitors`, as the RouteTable (405 answers) already treats it;
