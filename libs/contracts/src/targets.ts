@@ -109,3 +109,20 @@ export function parsePingUrl(value: string): TargetParse<HostPort> {
   if (!match) return fail('must have the form ping://<host-or-ip>');
   return classifyHost(match[1] ?? '');
 }
+
+/**
+ * The IP address a target URL names literally (`https://10.0.0.1/`, `tcp://[::1]:22`,
+ * `ping://169.254.169.254`), or null for a host name or an unparsable URL. The egress policy
+ * judges literals when a monitor or contact is saved; names only at connect time.
+ */
+export function literalAddressOf(url: string): string | null {
+  const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
+  if (scheme === 'tcp' || scheme === 'ping') {
+    const parsed = scheme === 'tcp' ? parseTcpUrl(url) : parsePingUrl(url);
+    return parsed.ok && parsed.value.kind !== 'name' ? parsed.value.host : null;
+  }
+  const parsed = parseHttpUrl(url);
+  if (!parsed.ok) return null;
+  const host = parsed.value.hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIPv4(host) || host.includes(':') ? host : null;
+}

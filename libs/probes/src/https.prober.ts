@@ -21,7 +21,7 @@ import {
   type ProbeTimings,
   statusAccepted,
 } from '#contracts';
-import { PICKET_VERSION } from '#runtime';
+import { assertEgressLiteral, EGRESS_BLOCKED, egressMessage, PICKET_VERSION, type EgressPolicy } from '#runtime';
 import { abortedOutcome, type ProbeContext, type ProbeOutcome, type Prober } from './prober.js';
 import { CONNECT_ERRORS, DNS_ERRORS } from './network-errors.js';
 
@@ -42,6 +42,11 @@ export interface HttpsProberOptions {
    * roots. When set, NODE_EXTRA_CA_CERTS no longer applies to the probes.
    */
   ca?: string | readonly string[];
+  /**
+   * The egress policy for IP-literal hosts, which Node connects to without a lookup (names are
+   * judged by `lookup`, see guardedLookup). Checked on every hop. Default: private-allowed.
+   */
+  egress?: EgressPolicy;
 }
 
 /**
@@ -59,6 +64,7 @@ export interface HttpsProberOptions {
 export function createHttpsProber(options: HttpsProberOptions = {}): Prober<'https'> {
   const config: ProbeConfig = {
     lookup: options.lookup ?? systemLookup,
+    egress: options.egress ?? 'private-allowed',
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     // Built once: a context with a full root store costs tens of milliseconds to build.
     secureContext:
@@ -73,6 +79,7 @@ export function createHttpsProber(options: HttpsProberOptions = {}): Prober<'htt
 
 interface ProbeConfig {
   lookup: LookupFunction;
+  egress: EgressPolicy;
   maxBodyBytes: number;
   secureContext: SecureContext | undefined;
 }
@@ -134,7 +141,15 @@ function exchange(
       signal: context.signal,
       decompress: true,
       enableUnixSockets: false,
-      hooks: { beforeRequest: [pinServerName], beforeRedirect: [dropHeadersAcrossOrigins(settings)] },
+      hooks: {
+        beforeRequest: [egressLiteralCheck(config.egress), pinServerName],
+        beforeRedirect: [
+          (options: NormalizedOptions) => {
+            egressLiteralCheck(config.egress)(options);
+          },
+          dropHeadersAcrossOrigins(settings),
+        ],
+      },
     });
 
     const finish = (outcome: ProbeOutcome | Error): void => {
@@ -216,6 +231,13 @@ function requestHeaders(lines: string | undefined): Headers {
  * monitor sends its own Host header (Node would otherwise take the name from that header).
  * IP literals get no SNI and are verified against the certificate's IP addresses.
  */
+/** IP-literal hosts skip the lookup: the egress policy judges them here, on every hop. */
+function egressLiteralCheck(policy: EgressPolicy): (options: NormalizedOptions) => void {
+  return (options) => {
+    if (options.url instanceof URL) assertEgressLiteral(options.url.hostname, policy);
+  };
+}
+
 function pinServerName(options: NormalizedOptions): void {
   const url = options.url;
   if (!(url instanceof URL) || url.protocol !== 'https:') return;
@@ -400,6 +422,7 @@ function classify(error: Error, context: ProbeContext, trace: Trace): ProbeOutco
   }
   const phase = trace.progress;
 
+  if (code === EGRESS_BLOCKED) return trace.outcome('down', 'connect', egressMessage(error));
   const dns = DNS_ERRORS[code];
   if (dns !== undefined) return trace.outcome('down', 'dns', dns);
   if (phase === 'dns' || code.startsWith('EAI_')) return trace.outcome('down', 'dns', `DNS lookup failed (${code})`);

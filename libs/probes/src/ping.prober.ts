@@ -1,3 +1,4 @@
+import { EGRESS_MESSAGE, egressProblem, type EgressPolicy } from '#runtime';
 import { lookup as systemLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -9,6 +10,8 @@ import { resolveHost, type ResolvedAddress } from './resolve-host.js';
 export interface PingProberOptions {
   /** Resolves host names (the shape of `dns.lookup`); the egress guard supplies its own. Default: `dns.lookup`. */
   lookup?: LookupFunction;
+  /** EGRESS_POLICY for IP-literal targets (names are judged by `lookup`). Default: private-allowed. */
+  egress?: EgressPolicy;
 }
 
 /**
@@ -21,7 +24,8 @@ export interface PingProberOptions {
  */
 export function createPingProber(pinger: IcmpPinger, options: PingProberOptions = {}): Prober<'ping'> {
   const lookup = options.lookup ?? systemLookup;
-  return (settings, context) => probePing(settings.url, context, pinger, lookup);
+  const egress = options.egress ?? 'private-allowed';
+  return (settings, context) => probePing(settings.url, context, pinger, lookup, egress);
 }
 
 async function probePing(
@@ -29,6 +33,7 @@ async function probePing(
   { signal, timeoutMs }: ProbeContext,
   pinger: IcmpPinger,
   lookup: LookupFunction,
+  egress: EgressPolicy,
 ): Promise<ProbeOutcome> {
   const started = performance.now();
   const timings: ProbeTimings = { total_ms: 0 };
@@ -59,6 +64,9 @@ async function probePing(
     const first = resolution.addresses.find((candidate) => pinger.availableFor(candidate.family));
     address = first ?? resolution.addresses[0] ?? { address: host, family: 4 };
   } else {
+    if (egressProblem(host, egress) !== null) {
+      return { status: 'down', phase: 'connect', error: `${EGRESS_MESSAGE}: ${host}`, timings: stamp() };
+    }
     address = { address: host, family: kind === 'ipv4' ? 4 : 6 };
   }
   const unavailable = pinger.unavailableReasonFor(address.family);

@@ -1,3 +1,4 @@
+import { guardedLookup, type EgressPolicy } from '#runtime';
 import { createHttpsProber, type HttpsProberOptions } from './https.prober.js';
 import type { IcmpPinger } from './icmp-pinger.js';
 import { createPingProber } from './ping.prober.js';
@@ -8,13 +9,18 @@ export interface ProberDependencies {
   /** The shared ICMP sockets (one per family) of this process. */
   pinger: IcmpPinger;
   https?: HttpsProberOptions;
+  /** EGRESS_POLICY of this process. Default: private-allowed. */
+  egress?: EgressPolicy;
 }
 
 /** The prober table: one line per monitor type. */
 export function createProberTable(deps: ProberDependencies): ProberTable {
+  const egress = deps.egress ?? 'private-allowed';
+  // Every connection of every prober resolves through the egress guard (DECISIONS §9).
+  const lookup = guardedLookup(egress, deps.https?.lookup);
   return {
-    https: createHttpsProber(deps.https),
-    tcp: createTcpProber(),
-    ping: createPingProber(deps.pinger),
+    https: createHttpsProber({ ...deps.https, lookup, egress }),
+    tcp: createTcpProber({ lookup, egress }),
+    ping: createPingProber(deps.pinger, { lookup, egress }),
   };
 }

@@ -1,5 +1,6 @@
 import { ADDRCONFIG, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
+import { EGRESS_BLOCKED, egressMessage } from '#runtime';
 import { DNS_ERRORS } from './network-errors.js';
 
 /** One address of a resolved host name. */
@@ -77,5 +78,6 @@ function toAddresses(answer: string | readonly LookupAddress[] | undefined): Res
 export function describeDnsError(error: NodeJS.ErrnoException): string {
   const code = typeof error.code === 'string' ? error.code : null;
   if (code === null) return `DNS lookup failed: ${error.message}`;
+  if (code === EGRESS_BLOCKED) return egressMessage(error);
   return DNS_ERRORS[code] ?? `DNS lookup failed (${code})`;
 }

@@ -1,3 +1,4 @@
+import { EGRESS_MESSAGE, egressProblem, type EgressPolicy } from '#runtime';
 import { lookup as systemLookup } from 'node:dns';
 import { connect, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -13,6 +14,8 @@ export interface TcpProberOptions {
    * for names (the prober connects to the address it resolved). Default: `dns.lookup`.
    */
   lookup?: LookupFunction;
+  /** EGRESS_POLICY for IP-literal targets (names are judged by `lookup`). Default: private-allowed. */
+  egress?: EgressPolicy;
 }
 
 /**
@@ -25,10 +28,16 @@ export interface TcpProberOptions {
  */
 export function createTcpProber(options: TcpProberOptions = {}): Prober<'tcp'> {
   const lookup = options.lookup ?? systemLookup;
-  return (settings, context) => probeTcp(settings.url, context, lookup);
+  const egress = options.egress ?? 'private-allowed';
+  return (settings, context) => probeTcp(settings.url, context, lookup, egress);
 }
 
-async function probeTcp(url: string, { signal }: ProbeContext, lookup: LookupFunction): Promise<ProbeOutcome> {
+async function probeTcp(
+  url: string,
+  { signal }: ProbeContext,
+  lookup: LookupFunction,
+  egress: EgressPolicy,
+): Promise<ProbeOutcome> {
   const started = performance.now();
   const timings: ProbeTimings = { total_ms: 0 };
   const stamp = (): ProbeTimings => {
@@ -56,6 +65,9 @@ async function probeTcp(url: string, { signal }: ProbeContext, lookup: LookupFun
     // resolveHost answers at least one address.
     address = resolution.addresses[0] ?? { address: host, family: 4 };
   } else {
+    if (egressProblem(host, egress) !== null) {
+      return { status: 'down', phase: 'connect', error: `${EGRESS_MESSAGE}: ${host}`, timings: stamp() };
+    }
     address = { address: host, family: kind === 'ipv4' ? 4 : 6 };
   }
 

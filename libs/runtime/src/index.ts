@@ -6,3 +6,4 @@ export * from './metrics.js';
 export * from './version.js';
 export * from './nats.js';
 export * from './network.js';
+export * from './egress.js';

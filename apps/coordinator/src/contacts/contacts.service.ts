@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, newObjectId, type Clock } from '#runtime';
 import { checkInput, isPlainObject } from '#validation';
 import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
+import { contactEgressProblems } from '../common/egress-check.js';
+import { CoordinatorConfig } from '../config.js';
 import { AppError, notFound, validationError, type FieldProblem } from '../errors.js';
 import { CHANNEL_TABLE, completeDetails, isChannel, REDACTED, type Channel } from './channels.js';
 import { ContactEntity } from './contact.entity.js';
@@ -25,6 +27,7 @@ function checkDetails(
 export class ContactsService {
   constructor(
     private readonly contacts: ContactsRepository,
+    private readonly config: CoordinatorConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -62,6 +65,7 @@ export class ContactsService {
       const checked = checkDetails(raw.channel, raw.details);
       problems.push(...checked.problems);
       details = checked.details;
+      if (details) problems.push(...contactEgressProblems(details, this.config.EGRESS_POLICY));
     }
     const dto = top.value;
     if (problems.length > 0 || !dto || !details) throw validationError(problems);
@@ -112,7 +116,10 @@ export class ContactsService {
     if (dto?.details !== undefined) {
       const checked = checkDetails(contact.channel, this.mergeDetails(contact, dto.details));
       problems.push(...checked.problems);
-      if (checked.details) details = checked.details;
+      if (checked.details) {
+        details = checked.details;
+        problems.push(...contactEgressProblems(details, this.config.EGRESS_POLICY));
+      }
     }
     if (problems.length > 0 || !dto) throw validationError(problems);
 

@@ -3,6 +3,8 @@ import { CLOCK, newObjectId, type Clock } from '#runtime';
 import { AccountsRepository } from '../auth/accounts.repository.js';
 import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
 import { validateInput } from '../common/validate.js';
+import { literalEgressProblem } from '../common/egress-check.js';
+import { CoordinatorConfig } from '../config.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { MonitorEvents } from './monitor-events.js';
 import { MonitorEntity } from './monitor.entity.js';
@@ -19,6 +21,7 @@ export class MonitorsService {
     private readonly monitors: MonitorsRepository,
     private readonly accounts: AccountsRepository,
     private readonly events: MonitorEvents,
+    private readonly config: CoordinatorConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -123,6 +126,12 @@ export class MonitorsService {
   }
 
   private async saveChecked(monitor: MonitorEntity, contactIds: string[] | undefined, isNew: boolean): Promise<void> {
+    const blocked = literalEgressProblem(
+      `settings.${monitor.monitorType}.url`,
+      monitor.settings.url,
+      this.config.EGRESS_POLICY,
+    );
+    if (blocked.length > 0) throw validationError(blocked);
     try {
       await this.monitors.save(monitor, contactIds, isNew);
       this.events.emit({ kind: 'saved', monitor });

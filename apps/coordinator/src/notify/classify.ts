@@ -1,3 +1,4 @@
+import { EGRESS_BLOCKED } from '#runtime';
 import type { DeliveryClass, DeliveryOutcome } from './notifier.js';
 import { NetworkError, type HttpResponse } from './http-sender.js';
 
@@ -30,8 +31,14 @@ export function httpOutcome(cls: DeliveryClass, response: HttpResponse, now: num
   return outcome;
 }
 
-/** Any failure without an HTTP answer is transient. */
+/**
+ * A failure without an HTTP answer is transient, except a destination the egress policy
+ * forbids: that never changes by retrying, so it counts towards deactivation at once.
+ */
 export function networkOutcome(error: unknown): DeliveryOutcome {
+  if (error instanceof NetworkError && error.code === EGRESS_BLOCKED) {
+    return { class: 'disable', status: null, detail: error.message };
+  }
   if (error instanceof NetworkError) return { class: 'retry', status: null, detail: error.message };
   throw error;
 }

@@ -1,3 +1,4 @@
+import { assertEgressLiteral, EGRESS_BLOCKED, egressMessage, guardedLookup, type EgressPolicy } from '#runtime';
 import got, { type Agents } from 'got';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -38,8 +39,10 @@ export class NetworkError extends Error {
 export interface HttpSenderOptions {
   /** Extra trusted CA certificates (PEM): private PKI, tests. Added to Node's bundled roots. */
   ca?: string[];
-  /** Name resolution for every connection (the egress guard of a later milestone plugs in here). */
+  /** Name resolution for every connection (the egress guard wraps it). */
   lookup?: LookupFunction;
+  /** EGRESS_POLICY: judges every connection's address (names at lookup, IP literals before the request). */
+  egress?: EgressPolicy;
   timeoutMs?: number;
 }
 
@@ -50,15 +53,20 @@ export interface HttpSenderOptions {
 export class HttpSender {
   private readonly ca: string[] | undefined;
 
+  private readonly lookup: LookupFunction;
+  private readonly egress: EgressPolicy;
+
   constructor(private readonly options: HttpSenderOptions = {}) {
     this.ca = options.ca?.length ? [...rootCertificates, ...options.ca] : undefined;
+    this.egress = options.egress ?? 'private-allowed';
+    this.lookup = guardedLookup(this.egress, options.lookup);
   }
 
   async send(request: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
-    const http = new HttpAgent({ keepAlive: false, lookup: this.options.lookup });
+    const http = new HttpAgent({ keepAlive: false, lookup: this.lookup });
     const https = new HttpsAgent({
       keepAlive: false,
-      lookup: this.options.lookup,
+      lookup: this.lookup,
       ca: this.ca,
       rejectUnauthorized: true,
     });
@@ -76,13 +84,20 @@ export class HttpSender {
         signal,
         decompress: true,
         responseType: 'buffer',
+        hooks: {
+          beforeRequest: [
+            (options) => {
+              if (options.url instanceof URL) assertEgressLiteral(options.url.hostname, this.egress);
+            },
+          ],
+        },
       });
       const body = response.rawBody.subarray(0, MAX_RESPONSE_BYTES).toString('utf8');
       return { status: response.statusCode, headers: response.headers, body };
     } catch (error) {
       const e = error as { code?: unknown; name?: string; message?: string };
       const code = typeof e.code === 'string' ? e.code : e.name === 'AbortError' ? 'ABORTED' : 'ERROR';
-      throw new NetworkError(code, networkMessage(code));
+      throw new NetworkError(code, code === EGRESS_BLOCKED ? egressMessage(error) : networkMessage(code));
     } finally {
       http.destroy();
       https.destroy();

@@ -1,0 +1,22 @@
+import { literalAddressOf } from '#contracts';
+import { EGRESS_MESSAGE, egressProblem, type EgressPolicy } from '#runtime';
+import type { FieldProblem } from '../errors.js';
+
+/**
+ * When a monitor or contact is saved: a target written as an IP literal that the egress policy
+ * forbids is refused at once (422), instead of failing at every check. Names are judged at
+ * connect time only (their addresses change).
+ */
+export function literalEgressProblem(field: string, url: unknown, policy: EgressPolicy): FieldProblem[] {
+  if (typeof url !== 'string') return [];
+  const address = literalAddressOf(url);
+  const problem = address === null ? null : egressProblem(address, policy);
+  return problem === null ? [] : [{ field, message: `is ${EGRESS_MESSAGE}: ${problem}` }];
+}
+
+/** The URL fields of contact details that Picket connects to. */
+const CONTACT_URL_FIELDS = ['url', 'webhook_url', 'endpoint'] as const;
+
+export function contactEgressProblems(details: Record<string, unknown>, policy: EgressPolicy): FieldProblem[] {
+  return CONTACT_URL_FIELDS.flatMap((key) => literalEgressProblem(`details.${key}`, details[key], policy));
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from '@jest/globals';
+import type { LookupFunction } from 'node:net';
+import { assertEgressLiteral, egressProblem, embeddedIpv4, guardedLookup, type EgressPolicy } from './egress.js';
+
+describe('embeddedIpv4', () => {
+  it.each([
+    ['::ffff:127.0.0.1', '127.0.0.1'],
+    ['::ffff:7f00:1', '127.0.0.1'],
+    ['::FFFF:A9FE:A9FE', '169.254.169.254'],
+    ['::10.0.0.1', '10.0.0.1'],
+    ['64:ff9b::a9fe:a9fe', '169.254.169.254'],
+    ['64:ff9b::8.8.8.8', '8.8.8.8'],
+    ['64:ff9b:1::c0a8:1', '192.168.0.1'],
+    ['2002:7f00:1::1', '127.0.0.1'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '192.0.2.45'],
+    ['2606:4700::1111', null],
+    ['::1', null],
+    ['not an address', null],
+  ])('%s → %s', (address, expected) => {
+    expect(embeddedIpv4(address)).toBe(expected);
+  });
+});
+
+describe('egressProblem', () => {
+  const table: [string, Record<EgressPolicy, boolean>][] = [
+    // address, allowed under each policy
+    ['8.8.8.8', { 'private-allowed': true, strict: true, off: true }],
+    ['2606:4700:4700::1111', { 'private-allowed': true, strict: true, off: true }],
+    ['127.0.0.1', { 'private-allowed': true, strict: false, off: true }],
+    ['10.1.2.3', { 'private-allowed': true, strict: false, off: true }],
+    ['172.16.0.1', { 'private-allowed': true, strict: false, off: true }],
+    ['192.168.1.1', { 'private-allowed': true, strict: false, off: true }],
+    ['100.64.0.1', { 'private-allowed': true, strict: false, off: true }],
+    ['0.0.0.0', { 'private-allowed': true, strict: false, off: true }],
+    ['224.0.0.1', { 'private-allowed': true, strict: false, off: true }],
+    ['255.255.255.255', { 'private-allowed': true, strict: false, off: true }],
+    ['198.18.0.1', { 'private-allowed': true, strict: false, off: true }],
+    ['::1', { 'private-allowed': true, strict: false, off: true }],
+    ['::', { 'private-allowed': true, strict: false, off: true }],
+    ['fe80::1', { 'private-allowed': true, strict: false, off: true }],
+    ['fd12:3456::1', { 'private-allowed': true, strict: false, off: true }],
+    ['ff02::1', { 'private-allowed': true, strict: false, off: true }],
+    ['::ffff:127.0.0.1', { 'private-allowed': true, strict: false, off: true }],
+    ['::ffff:7f00:1', { 'private-allowed': true, strict: false, off: true }],
+    ['64:ff9b::a00:1', { 'private-allowed': true, strict: false, off: true }],
+    ['2002:c0a8:101::1', { 'private-allowed': true, strict: false, off: true }],
+    ['64:ff9b::808:808', { 'private-allowed': true, strict: true, off: true }],
+    // Cloud metadata: blocked unless the guard is off, in every form.
+    ['169.254.169.254', { 'private-allowed': false, strict: false, off: true }],
+    ['169.254.170.2', { 'private-allowed': false, strict: false, off: true }],
+    ['100.100.100.200', { 'private-allowed': false, strict: false, off: true }],
+    ['192.0.0.192', { 'private-allowed': false, strict: false, off: true }],
+    ['fd00:ec2::254', { 'private-allowed': false, strict: false, off: true }],
+    ['::ffff:169.254.169.254', { 'private-allowed': false, strict: false, off: true }],
+    ['::ffff:a9fe:a9fe', { 'private-allowed': false, strict: false, off: true }],
+    ['64:ff9b::a9fe:a9fe', { 'private-allowed': false, strict: false, off: true }],
+    ['2002:a9fe:a9fe::', { 'private-allowed': false, strict: false, off: true }],
+  ];
+  it.each(table)('%s', (address, allowed) => {
+    for (const policy of ['private-allowed', 'strict', 'off'] as const) {
+      expect(`${policy}: ${egressProblem(address, policy) === null}`).toBe(`${policy}: ${allowed[policy]}`);
+    }
+  });
+});
+
+describe('guardedLookup (connect-time, so DNS rebinding cannot win)', () => {
+  /** A resolver that answers whatever the test says the name points to now. */
+  function resolver(answers: Record<string, string[]>): LookupFunction {
+    return ((host: string, _options: unknown, callback: (e: Error | null, a?: unknown) => void) => {
+      callback(
+        null,
+        (answers[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
+    }) as unknown as LookupFunction;
+  }
+  const lookupAll = (lookup: LookupFunction, host: string) =>
+    new Promise<unknown>((resolve, reject) => {
+      lookup(host, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
+    });
+
+  it('refuses a name that resolves to a forbidden address, with the message users see', async () => {
+    const lookup = guardedLookup('strict', resolver({ 'rebind.test': ['127.0.0.1'] }));
+    await expect(lookupAll(lookup, 'rebind.test')).rejects.toThrow('blocked by egress policy: 127.0.0.1');
+    await expect(lookupAll(lookup, 'rebind.test')).rejects.toMatchObject({ code: 'EGRESS_BLOCKED' });
+  });
+
+  it('keeps the allowed addresses of a name that has both', async () => {
+    const lookup = guardedLookup('strict', resolver({ 'mixed.test': ['10.0.0.1', '8.8.8.8'] }));
+    await expect(lookupAll(lookup, 'mixed.test')).resolves.toEqual([{ address: '8.8.8.8', family: 4 }]);
+  });
+
+  it('answers single-address lookups in the (error, address, family) form', async () => {
+    const lookup = guardedLookup('private-allowed', resolver({ 'ok.test': ['10.0.0.1'] }));
+    const answer = await new Promise((resolve) => {
+      lookup('ok.test', {}, (error, address, family) => resolve([error, address, family]));
+    });
+    expect(answer).toEqual([null, '10.0.0.1', 4]);
+  });
+
+  it('checks every lookup afresh: a name that changes to a forbidden address is refused then', async () => {
+    const answers: Record<string, string[]> = { 'flip.test': ['8.8.8.8'] };
+    const lookup = guardedLookup('strict', resolver(answers));
+    await expect(lookupAll(lookup, 'flip.test')).resolves.toHaveLength(1);
+    answers['flip.test'] = ['169.254.169.254'];
+    await expect(lookupAll(lookup, 'flip.test')).rejects.toThrow('blocked by egress policy');
+  });
+});
+
+describe('assertEgressLiteral', () => {
+  it.each([
+    ['127.0.0.1', 'strict', true],
+    ['[::1]', 'strict', true],
+    ['[::ffff:127.0.0.1]', 'strict', true],
+    ['127.0.0.1', 'private-allowed', false],
+    ['169.254.169.254', 'private-allowed', true],
+    ['example.com', 'strict', false],
+    ['8.8.8.8', 'strict', false],
+  ] as const)('%s under %s throws: %s', (host, policy, throws) => {
+    if (throws) expect(() => assertEgressLiteral(host, policy)).toThrow('blocked by egress policy');
+    else expect(() => assertEgressLiteral(host, policy)).not.toThrow();
+  });
+});

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ApiClient } from '../support/api-client.js';
+import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
+import { testDatabases, type TestDatabase } from '../support/databases.js';
+
+const monitor = (settings: Record<string, unknown>) => ({ name: 'guarded', settings, regions: ['eu-west-1'] });
+
+/** DECISIONS §9: a target written as a forbidden IP literal is refused when saved (422). */
+describe.each([
+  [
+    'strict',
+    ['http://127.0.0.1/', 'https://[::ffff:10.0.0.1]/x', 'tcp://[::1]:22', 'ping://192.168.1.1'],
+    ['http://8.8.8.8/'],
+  ],
+  [
+    'private-allowed',
+    ['http://169.254.169.254/latest', 'ping://[fd00:ec2::254]'],
+    ['http://127.0.0.1/', 'tcp://10.0.0.1:22'],
+  ],
+] as const)('EGRESS_POLICY=%s', (policy, refused, accepted) => {
+  let db: TestDatabase;
+  let c: RunningCoordinator;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    db = await testDatabases()[0]!.create();
+    c = await startCoordinator(db.url, { env: { EGRESS_POLICY: policy } });
+    api = (await c.newAccount()).client;
+  }, 60_000);
+
+  afterAll(async () => {
+    await c?.close();
+    await db?.drop();
+  });
+
+  const settingsFor = (url: string) => {
+    const type = url.startsWith('tcp') ? 'tcp' : url.startsWith('ping') ? 'ping' : 'https';
+    return { type, settings: { [type]: { url } } };
+  };
+
+  it.each(refused)('refuses a monitor of %s with 422 naming the field', async (url) => {
+    const { type, settings } = settingsFor(url);
+    const res = await api.post('/api/monitors', monitor(settings));
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.details).toEqual([
+      { field: `settings.${type}.url`, message: expect.stringMatching(/^is blocked by egress policy: /) },
+    ]);
+  });
+
+  it.each(accepted)('accepts a monitor of %s', async (url) => {
+    expect((await api.post('/api/monitors', monitor(settingsFor(url).settings))).status).toBe(201);
+  });
+
+  it('judges host names only at connect time', async () => {
+    expect((await api.post('/api/monitors', monitor({ https: { url: 'http://localhost/' } }))).status).toBe(201);
+  });
+
+  it('refuses a contact whose URL is a forbidden literal, on create and on update', async () => {
+    const blocked = refused[0].startsWith('http') ? refused[0] : 'http://169.254.169.254/';
+    const created = await api.post('/api/contacts', { name: 'hook', channel: 'webhook', details: { url: blocked } });
+    expect(created.status).toBe(422);
+    expect(created.body.error.details).toEqual([
+      { field: 'details.url', message: expect.stringMatching(/^is blocked by egress policy: /) },
+    ]);
+    const ok = await api.post('/api/contacts', {
+      name: 'hook',
+      channel: 'webhook',
+      details: { url: 'https://example.com/h' },
+    });
+    expect(ok.status).toBe(201);
+    const id = ok.body.contact.id as string;
+    const updated = await api.put(`/api/contacts/${id}`, { details: { url: blocked } });
+    expect(updated.status).toBe(422);
+    expect((await api.get(`/api/contacts/${id}`)).body.contact.details.url).toBe('https://example.com/h');
+  });
+});
