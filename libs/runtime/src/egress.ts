@@ -59,8 +59,24 @@ const NOT_PUBLIC = list(
     '224.0.0.0/4',
     '240.0.0.0/4',
   ],
-  ['::/128', '::1/128', 'fc00::/7', 'fe80::/10', 'ff00::/8', '2001:db8::/32', '100::/64'],
+  [
+    '::/128',
+    '::1/128',
+    'fc00::/7',
+    'fe80::/10',
+    'fec0::/10',
+    'ff00::/8',
+    '100::/64',
+    '2001:2::/48',
+    '2001:10::/28',
+    '2001:20::/28',
+    '2001:db8::/32',
+    '3fff::/20',
+  ],
 );
+
+/** IPv6 global unicast: under `strict`, an IPv6 address outside it is refused unless it carries an IPv4 one. */
+const GLOBAL_UNICAST_V6 = list([], ['2000::/3']);
 
 function ipv6Words(address: string): number[] | null {
   let text = address.toLowerCase();
@@ -83,15 +99,20 @@ const v4From = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.$
 
 /**
  * The IPv4 address an IPv6 address carries, when it is one of the forms that reach an IPv4
- * host: IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96 and
+ * host: IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible
+ * (::a.b.c.d), NAT64 (64:ff9b::/96 and
  * 64:ff9b:1::/48), 6to4 (2002::/16) and Teredo (2001::/32, the client address inverted).
  */
 export function embeddedIpv4(address: string): string | null {
   const w = ipv6Words(address);
   if (!w) return null;
   const [w0, w1, w2, w3, w4, w5, w6, w7] = w as [number, number, number, number, number, number, number, number];
-  if (w0 === 0 && w1 === 0 && w2 === 0 && w3 === 0 && w4 === 0 && (w5 === 0xffff || w5 === 0) && (w6 !== 0 || w7 > 1)) {
-    return v4From(w6, w7);
+  if (w0 === 0 && w1 === 0 && w2 === 0 && w3 === 0) {
+    // IPv4-mapped ::ffff:a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d, IPv4-compatible ::a.b.c.d (not :: or ::1).
+    if (w4 === 0 && w5 === 0xffff) return v4From(w6, w7);
+    if (w4 === 0xffff && w5 === 0) return v4From(w6, w7);
+    if (w4 === 0 && w5 === 0 && (w6 !== 0 || w7 > 1)) return v4From(w6, w7);
+    return null;
   }
   if (w0 === 0x64 && w1 === 0xff9b && (w2 === 0 || w2 === 1)) return v4From(w6, w7);
   if (w0 === 0x2002) return v4From(w1, w2);
@@ -110,6 +131,9 @@ export function egressProblem(address: string, policy: EgressPolicy): string | n
   for (const [ip, type] of candidates) {
     if (METADATA.check(ip, type)) return `${address} is a cloud metadata address`;
     if (policy === 'strict' && NOT_PUBLIC.check(ip, type)) return `${address} is not a public address`;
+  }
+  if (policy === 'strict' && family === 6 && !inner && !GLOBAL_UNICAST_V6.check(address, 'ipv6')) {
+    return `${address} is not a public address`;
   }
   return null;
 }

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sampleEvent, testContext, testDeps } from '../../../../test/support/notify-kit.js';
+import { createWebhookNotifier } from './channels/webhook/webhook.notifier.js';
 import { networkOutcome } from './classify.js';
+import { afterDelivery } from './contact-health.js';
 import { HttpSender, NetworkError } from './http-sender.js';
 
 /** Notifications obey EGRESS_POLICY like probes; a forbidden destination is a permanent failure. */
@@ -42,6 +45,28 @@ describe('HttpSender under the egress policy', () => {
       // Never retried: it counts towards the contact's deactivation, with the reason as its error.
       expect(networkOutcome(error)).toEqual({ class: 'disable', status: null, detail: (error as Error).message });
     }
+    expect(received).toBe(0);
+  });
+
+  it('strict: a webhook to 127.0.0.1 fails for good, and the contact error says why', async () => {
+    const deps = await testDeps({ http: new HttpSender({ egress: 'strict' }) });
+    const now = Date.UTC(2026, 10, 24, 6, 0, 0);
+    const outcome = await createWebhookNotifier(deps).deliver(
+      { url: `http://127.0.0.1:${port}/hook`, secret: null },
+      sampleEvent(),
+      testContext(() => now),
+    );
+    expect(outcome).toEqual({ class: 'disable', status: null, detail: 'blocked by egress policy: 127.0.0.1' });
+    const health = afterDelivery(
+      { active: true, consecutiveFailures: 0, error: null },
+      { kind: 'failed', class: outcome.class, detail: outcome.detail, at: now },
+    );
+    expect(health.error).toEqual({
+      code: 'DESTINATION_REJECTED',
+      message: 'blocked by egress policy: 127.0.0.1',
+      failed_at: now / 1000,
+      consecutive_failures: 1,
+    });
     expect(received).toBe(0);
   });
 
