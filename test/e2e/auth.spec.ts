@@ -27,6 +27,8 @@ interface Fixture {
   webhookContactId: string;
   /** A resolved incident of the monitor. */
   incidentId: string;
+  /** A status page showing the monitor. */
+  statusPageId: string;
 }
 
 interface RouteCase {
@@ -147,6 +149,51 @@ const ROUTES: RouteCase[] = [
     body: () => ({ comment: 'written by a narrow key' }),
     success: 200,
   },
+  {
+    name: 'list status pages',
+    permission: 'status_pages:read',
+    method: 'GET',
+    path: () => '/api/status_pages',
+    success: 200,
+  },
+  {
+    name: 'get status page',
+    permission: 'status_pages:read',
+    method: 'GET',
+    path: (f) => `/api/status_pages/${f.statusPageId}`,
+    success: 200,
+  },
+  {
+    name: 'create status page',
+    permission: 'status_pages:write',
+    method: 'POST',
+    path: () => '/api/status_pages',
+    body: (f) => ({ name: 'created by a narrow key', monitors: [f.monitorId] }),
+    success: 201,
+  },
+  {
+    name: 'update status page (PUT)',
+    permission: 'status_pages:write',
+    method: 'PUT',
+    path: (f) => `/api/status_pages/${f.statusPageId}`,
+    body: () => ({ name: 'renamed by a narrow key' }),
+    success: 200,
+  },
+  {
+    name: 'update status page (PATCH)',
+    permission: 'status_pages:write',
+    method: 'PATCH',
+    path: (f) => `/api/status_pages/${f.statusPageId}`,
+    body: () => ({ period: 90 }),
+    success: 200,
+  },
+  {
+    name: 'delete status page',
+    permission: 'status_pages:write',
+    method: 'DELETE',
+    path: (f) => `/api/status_pages/${f.statusPageId}`,
+    success: 204,
+  },
   { name: 'get account', permission: 'account:read', method: 'GET', path: () => '/api/account', success: 200 },
 ];
 
@@ -192,11 +239,14 @@ describe.each(testDatabases())('authentication and authorisation on $name', (kin
     await outbox.recordTransition({ monitorId, status: 'up', changedAt: now, reason: null, evidence: {} });
     const incidents = await client.get(`/api/incidents?monitor_id=${monitorId}`);
     expect(incidents.body.data.incidents).toHaveLength(1);
+    const statusPage = await client.post('/api/status_pages', { name: 'Fixture page', monitors: [monitorId] });
+    expect(statusPage.status).toBe(201);
     return {
       monitorId,
       contactId: await createContact(client),
       webhookContactId: webhook.body.contact.id as string,
       incidentId: incidents.body.data.incidents[0].id as string,
+      statusPageId: statusPage.body.data.id as string,
     };
   };
 
@@ -299,6 +349,8 @@ describe.each(testDatabases())('authentication and authorisation on $name', (kin
         monitor: (await admin.get(`/api/monitors/${shared.monitorId}`)).text,
         contact: (await admin.get(`/api/contacts/${shared.contactId}`)).text,
         incident: (await admin.get(`/api/incidents/${shared.incidentId}`)).text,
+        statusPage: (await admin.get(`/api/status_pages/${shared.statusPageId}`)).text,
+        statusPages: (await admin.get('/api/status_pages')).body.data.pagination.total,
         monitors: (await admin.get('/api/monitors')).body.data.pagination.total,
         contacts: (await admin.get('/api/contacts')).body.pagination.total,
         tests: receiver.requests.length,

@@ -1,3 +1,5 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { connect } from 'node:net';
 import pg from 'pg';
 
@@ -39,7 +41,7 @@ async function requireOrSkip(
 }
 
 /**
- * Runs once before all test files and decides whether the PostgreSQL and NATS suites run: PostgreSQL does
+ * Runs once before all test files and decides whether the PostgreSQL, NATS and Chromium suites run: PostgreSQL does
  * when a server answers at PICKET_TEST_POSTGRES_URL (default: the local server on
  * 127.0.0.1:5432). With PICKET_TEST_REQUIRE_SERVICES=1 (CI) a missing server fails the run.
  * The outcome reaches the test workers through PICKET_TEST_POSTGRES and
@@ -77,4 +79,24 @@ export default async function globalSetup(): Promise<void> {
     'PICKET_TEST_NATS_URL=nats://host:port',
     'the NATS suites (agent over NATS, coordinator with agents)',
   );
+
+  // The status-page browser suite drives a real headless Chromium (Debian's `chromium` package).
+  const chromium = process.env.PICKET_TEST_CHROMIUM_PATH ?? '/usr/bin/chromium';
+  process.env.PICKET_TEST_CHROMIUM_PATH = chromium;
+  const chromiumProblem = await access(chromium, constants.X_OK).then(
+    () => null,
+    () => 'no executable there',
+  );
+  if (chromiumProblem === null) {
+    process.env.PICKET_TEST_CHROMIUM = '1';
+  } else if (process.env.PICKET_TEST_REQUIRE_SERVICES === '1') {
+    throw new Error(`Chromium is required (PICKET_TEST_REQUIRE_SERVICES=1) but ${chromium}: ${chromiumProblem}`);
+  } else {
+    process.env.PICKET_TEST_CHROMIUM = '0';
+    process.stderr.write(
+      `\n[picket tests] SKIPPING the status-page browser tests: no Chromium at ${chromium} (${chromiumProblem}).\n` +
+        `[picket tests] To run them, install it (Debian: apt-get install -y --no-install-recommends chromium) or set ` +
+        `PICKET_TEST_CHROMIUM_PATH=/path/to/chromium.\n\n`,
+    );
+  }
 }

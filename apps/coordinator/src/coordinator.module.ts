@@ -12,6 +12,7 @@ import { IncidentsModule } from './incidents/incidents.module.js';
 import { MonitorsModule } from './monitors/monitors.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ProbingModule } from './probing/probing.module.js';
+import { StatusPagesModule } from './status-pages/status-pages.module.js';
 
 /** The coordinator: REST API, state, scheduling, evaluation, incidents and notifications. */
 @Module({})
@@ -30,6 +31,7 @@ export class CoordinatorModule {
         IncidentsModule,
         OpenApiModule,
         ProbingModule,
+        StatusPagesModule,
       ],
       providers: [BootstrapService],
     };

@@ -17,6 +17,7 @@ import {
   ServerSettingEntity,
 } from '../notify/notification.entity.js';
 import { RateLimitEntity } from '../rate-limit/rate-limit.entity.js';
+import { StatusPageEntity } from '../status-pages/status-page.entity.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 
@@ -44,6 +45,7 @@ export const ENTITIES = [
   CoordinatorMemberEntity,
   AgentEntity,
   RateLimitEntity,
+  StatusPageEntity,
 ];
 
 /** `sqlite:<path>` (a file path, or `:memory:`) or `postgres://…` / `postgresql://…`. */

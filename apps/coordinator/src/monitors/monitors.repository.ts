@@ -4,6 +4,7 @@ import type { MonitorType } from '#contracts';
 import { pageOffset, type PageRequest } from '../common/pagination.js';
 import { Database } from '../database/database.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
+import { removeMonitorFromStatusPages } from '../status-pages/status-page-monitors.js';
 import { MonitorContactEntity, MonitorEntity, type LastStatus } from './monitor.entity.js';
 import type { MonitorSort } from './monitor.dto.js';
 
@@ -134,7 +135,9 @@ export class MonitorsRepository {
   async delete(accountId: string, id: string): Promise<boolean> {
     return this.db.transaction(async (m) => {
       const result = await m.delete(MonitorEntity, { id, accountId });
-      return (result.affected ?? 0) > 0;
+      if ((result.affected ?? 0) === 0) return false;
+      await removeMonitorFromStatusPages(m, accountId, id);
+      return true;
     });
   }
 

@@ -4,6 +4,7 @@
  * holds it against the running server: routes, statuses, bodies and permissions.
  */
 import type { CheckerAddressesQuery } from '../agents/checker-addresses.controller.js';
+import { DEFAULT_STATUS_PAGES_PER_PAGE, type ListStatusPagesQuery } from '../status-pages/status-page.dto.js';
 import { MONITOR_TYPES, REGION_IDS } from '#contracts';
 import { API_KEY_PATTERN } from '../auth/api-key.js';
 import { PERMISSIONS, type Permission } from '../auth/permissions.js';
@@ -95,7 +96,7 @@ class ErrorResponses {
 
 // ---- parameters ------------------------------------------------------------------------
 
-const pathId = (resource: 'monitor' | 'contact' | 'incident'): Schema => ({
+const pathId = (resource: 'monitor' | 'contact' | 'incident' | 'status page'): Schema => ({
   name: 'id',
   in: 'path',
   required: true,
@@ -107,6 +108,7 @@ const PARAMETERS = {
   MonitorId: pathId('monitor'),
   ContactId: pathId('contact'),
   IncidentId: pathId('incident'),
+  StatusPageId: pathId('status page'),
 } as const;
 const param = (name: keyof typeof PARAMETERS): Schema => ({ $ref: `#/components/parameters/${name}` });
 
@@ -165,6 +167,11 @@ const incidentQuery = {
   resolved: { type: 'boolean', description: 'Only resolved (`true`) or open (`false`) incidents.' },
 } satisfies FieldsOf<ListIncidentsQuery>;
 
+const statusPageQuery = {
+  ...pageQuery(DEFAULT_STATUS_PAGES_PER_PAGE),
+  order: { enum: [...SORT_ORDERS], default: 'desc', description: 'By created_at: `desc` is newest first.' },
+} satisfies FieldsOf<ListStatusPagesQuery>;
+
 const checkerQuery = {
   format: { enum: ['json', 'txt'], default: 'json', description: '`txt`: text/plain, one address per line.' },
 } satisfies FieldsOf<CheckerAddressesQuery>;
@@ -182,8 +189,8 @@ function queryParameters(fields: Readonly<Record<string, Schema>>): Schema[] {
 
 // ---- operations ------------------------------------------------------------------------
 
-type Method = 'get' | 'post' | 'put' | 'delete';
-type Tag = 'Monitors' | 'Contacts' | 'Incidents' | 'Account' | 'Meta';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Tag = 'Monitors' | 'Contacts' | 'Incidents' | 'Status pages' | 'Account' | 'Meta';
 
 interface OperationSpec {
   method: Method;
@@ -451,6 +458,63 @@ const OPERATIONS: readonly OperationSpec[] = [
   },
   {
     method: 'get',
+    path: '/api/status_pages',
+    operationId: 'listStatusPages',
+    tag: 'Status pages',
+    summary: 'List status pages',
+    description: 'Newest first unless order=asc.',
+    permission: 'status_pages:read',
+    parameters: queryParameters(statusPageQuery),
+    success: { status: 200, description: 'A page of status pages.', schema: 'StatusPageListResponse' },
+  },
+  {
+    method: 'post',
+    path: '/api/status_pages',
+    operationId: 'createStatusPage',
+    tag: 'Status pages',
+    summary: 'Create a status page',
+    permission: 'status_pages:write',
+    body: { schema: 'StatusPageCreate', required: true, description: 'The new page.' },
+    success: { status: 201, description: 'The page as stored.', schema: 'StatusPageResponse' },
+    errors: ['VALIDATION_ERROR'],
+  },
+  {
+    method: 'get',
+    path: '/api/status_pages/{id}',
+    operationId: 'getStatusPage',
+    tag: 'Status pages',
+    summary: 'Get a status page',
+    permission: 'status_pages:read',
+    parameters: [param('StatusPageId')],
+    success: { status: 200, description: 'The page.', schema: 'StatusPageResponse' },
+    errors: ['STATUS_PAGE_NOT_FOUND'],
+  },
+  ...(['put', 'patch'] as const).map((method): OperationSpec => ({
+    method,
+    path: '/api/status_pages/{id}',
+    operationId: method === 'put' ? 'updateStatusPage' : 'patchStatusPage',
+    tag: 'Status pages',
+    summary: `Update a status page (${method.toUpperCase()}, partial)`,
+    description: 'Only the supplied fields change. The page is looked up (404) before the body is judged (422).',
+    permission: 'status_pages:write',
+    parameters: [param('StatusPageId')],
+    body: { schema: 'StatusPageUpdate', required: false, description: 'The fields to change.' },
+    success: { status: 200, description: 'The page after the change.', schema: 'StatusPageResponse' },
+    errors: ['STATUS_PAGE_NOT_FOUND', 'VALIDATION_ERROR'],
+  })),
+  {
+    method: 'delete',
+    path: '/api/status_pages/{id}',
+    operationId: 'deleteStatusPage',
+    tag: 'Status pages',
+    summary: 'Delete a status page',
+    permission: 'status_pages:write',
+    parameters: [param('StatusPageId')],
+    success: { status: 204, description: 'Deleted; no body.' },
+    errors: ['STATUS_PAGE_NOT_FOUND'],
+  },
+  {
+    method: 'get',
     path: '/api/account',
     operationId: 'getAccount',
     tag: 'Account',
@@ -501,7 +565,7 @@ const OPERATIONS: readonly OperationSpec[] = [
   },
 ];
 
-const BODY_METHODS: readonly Method[] = ['post', 'put', 'delete'];
+const BODY_METHODS: readonly Method[] = ['post', 'put', 'patch', 'delete'];
 
 /** The operation's own errors plus those of every operation of its kind, in status order. */
 function errorCodesOf(spec: OperationSpec): ErrorCode[] {
@@ -603,6 +667,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Monitors', description: 'What is checked, how and from where.' },
       { name: 'Contacts', description: 'Where notifications go.' },
       { name: 'Incidents', description: 'Outages of active monitors: opened on down, resolved on up.' },
+      { name: 'Status pages', description: 'Public pages showing the health of chosen monitors.' },
       { name: 'Account', description: 'The account of the API key.' },
       { name: 'Meta', description: 'About the API itself.' },
     ],

@@ -653,6 +653,37 @@ const incidentCommentFields = {
 const ok = (fields: Readonly<Record<string, Schema>>, description: string): Schema =>
   object({ status: { const: 'ok' }, ...fields }, undefined, { description });
 
+const statusPageWritable = {
+  name: displayName(100),
+  monitors: {
+    type: 'array',
+    items: ref('ObjectId'),
+    minItems: 1,
+    maxItems: 20,
+    uniqueItems: true,
+    description: 'Monitors of the account, in display order (1 to 20).',
+  },
+  period: { enum: [7, 30, 90], default: 30, description: 'Days the page covers.' },
+  custom_domain: nullable({
+    type: 'string',
+    maxLength: 253,
+    description: 'A host name served this page at `/`; unique across accounts. `""` or null clears it.',
+  }),
+  show_incident_reasons: bool('Show why incidents happened.', false),
+  basic_auth: nullable({
+    type: 'string',
+    description: '`user:password` to protect the page; `""` or null clears it; `[REDACTED]` keeps it.',
+  }),
+};
+const statusPageFields = {
+  id: ref('ObjectId'),
+  ...statusPageWritable,
+  basic_auth: nullable({ const: '[REDACTED]', description: '`[REDACTED]` when set, null otherwise.' }),
+  url: { type: 'string', description: 'Where the public page is: PUBLIC_URL + /status/{id} (a path when unset).' },
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+
 const page = (items: string, of: string): Readonly<Record<string, Schema>> => ({
   [items]: { type: 'array', items: ref(of) },
   pagination: ref('Pagination'),
@@ -793,6 +824,16 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     IncidentComment: object(incidentCommentFields, undefined, { description: 'Unknown fields are refused (422).' }),
     IncidentListResponse: ok({ data: object(page('incidents', 'Incident')) }, 'A page of incidents.'),
     IncidentResponse: ok({ data: ref('Incident') }, 'One incident.'),
+    StatusPage: object(statusPageFields, undefined, { description: 'A public status page (DECISIONS §7).' }),
+    StatusPageCreate: object({ ...statusPageWritable, ...readOnlyFields(statusPageFields, statusPageWritable) }, [
+      'name',
+      'monitors',
+    ]),
+    StatusPageUpdate: object({ ...statusPageWritable, ...readOnlyFields(statusPageFields, statusPageWritable) }, [], {
+      description: 'Any subset of the fields (PUT and PATCH alike); only supplied fields change.',
+    }),
+    StatusPageResponse: ok({ data: ref('StatusPage') }, 'One status page.'),
+    StatusPageListResponse: ok({ data: object(page('status_pages', 'StatusPage')) }, 'A page of status pages.'),
   });
   return schemas;
 }

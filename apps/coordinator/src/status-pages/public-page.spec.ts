@@ -1,0 +1,215 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  barClass,
+  dayLabel,
+  escapeHtml,
+  overallOf,
+  renderPublicPage,
+  renderTrend,
+  type PublicDay,
+  type PublicMonitor,
+  type PublicPage,
+} from './public-page.js';
+import { basicAuthMatches, domainOfHost } from './public-pages.service.js';
+
+const day = (date: string, uptime: number | null, checks = 100, avg: number | null = 120): PublicDay => ({
+  date,
+  uptime_percent: uptime,
+  checks,
+  avg_response_ms: avg,
+});
+
+const monitor = (overrides: Partial<PublicMonitor> = {}): PublicMonitor => ({
+  name: 'API',
+  status: 'up',
+  uptime_percent: 99.95,
+  days: [day('2026-01-01', 100), day('2026-01-02', 99.5, 200, 150), day('2026-01-03', 97, 50, 300)],
+  ...overrides,
+});
+
+const page = (overrides: Partial<PublicPage> = {}): PublicPage => ({
+  name: 'Acme',
+  period: 7,
+  overall: 'operational',
+  monitors: [monitor()],
+  incidents: [],
+  generated_at: 1_767_225_600 + 2 * 86_400 + 3600, // 2026-01-03 01:00 UTC
+  ...overrides,
+});
+
+describe('overall status', () => {
+  it.each([
+    [[], 'unknown'],
+    [['pending'], 'unknown'],
+    [['paused', 'pending'], 'unknown'],
+    [['up'], 'operational'],
+    [['up', 'paused', 'pending'], 'operational'],
+    [['up', 'down'], 'partial_outage'],
+    [['down', 'paused'], 'major_outage'],
+    [['down', 'down'], 'major_outage'],
+  ] as const)('of %j is %s', (statuses, expected) => {
+    expect(overallOf(statuses.map((status) => ({ status })))).toBe(expected);
+  });
+});
+
+describe('day bars', () => {
+  it.each([
+    [null, 'none'],
+    [100, 'ok'],
+    [99.9, 'ok'],
+    [99.89, 'minor'],
+    [99, 'minor'],
+    [98.99, 'bad'],
+    [0, 'bad'],
+  ] as const)('a day at %s %% is %s', (uptime, expected) => {
+    expect(barClass(uptime)).toBe(expected);
+  });
+
+  it.each([
+    [day('2026-01-02', 99.5, 200), '2026-01-02: 99.50% uptime, 200 checks'],
+    [day('2026-01-02', 100, 1), '2026-01-02: 100.00% uptime, 1 check'],
+    [day('2026-01-02', null, 0), '2026-01-02: no data, 0 checks'],
+  ])('label %#', (d, label) => {
+    expect(dayLabel(d)).toBe(label);
+  });
+});
+
+describe('escaping', () => {
+  it.each([
+    ['plain', 'plain'],
+    ['<script>alert(1)</script>', '&#60;script&#62;alert(1)&#60;/script&#62;'],
+    [`"quoted" & 'single'`, '&#34;quoted&#34; &#38; &#39;single&#39;'],
+    ['Ünïcødé 🚦', 'Ünïcødé 🚦'],
+  ])('%s', (text, escaped) => {
+    expect(escapeHtml(text)).toBe(escaped);
+  });
+});
+
+describe('response-time trend', () => {
+  it('is an SVG line with a text alternative', () => {
+    const svg = renderTrend([day('a', 100, 1, 100), day('b', 100, 1, null), day('c', 100, 1, 200)]);
+    expect(svg).toContain('role="img"');
+    expect(svg).toContain('aria-label="Response time, daily mean: from 100 to 200 ms');
+    expect(svg).toContain('<title>Response time');
+    // Two points: the first day at the left bottom (lowest), the third at the right top (highest); the gap day is skipped.
+    expect(svg).toContain('points="0.0,38.0 300.0,2.0"');
+    expect(svg).toContain('latest 200 ms; 100 to 200 ms over the period.');
+  });
+
+  it('draws a flat series through the middle', () => {
+    expect(renderTrend([day('a', 100, 1, 80), day('b', 100, 1, 80)])).toContain('points="0.0,20.0 300.0,20.0"');
+  });
+
+  it.each([[[]], [[day('a', 100, 1, 100)]], [[day('a', null, 0, null), day('b', null, 0, null)]]])(
+    'says there is not enough data with fewer than two points (%#)',
+    (days) => {
+      expect(renderTrend(days)).toBe('<p class="muted">Not enough data for a response-time trend yet.</p>');
+    },
+  );
+});
+
+describe('the page as HTML', () => {
+  it('is a whole, script-free document, good on a phone and in dark mode', () => {
+    const html = renderPublicPage(page());
+    expect(html.startsWith('<!doctype html><html lang="en">')).toBe(true);
+    expect(html).toContain('<meta name="viewport" content="width=device-width,initial-scale=1">');
+    expect(html).toContain('@media (prefers-color-scheme:dark)');
+    expect(html).not.toMatch(/<script|javascript:|\son\w+=/i);
+    for (const landmark of ['<header>', '<main>', '<footer>', '<h1>Acme</h1>', '<h2 id="services">']) {
+      expect(html).toContain(landmark);
+    }
+  });
+
+  it('says every colour in words: overall, status, each bar', () => {
+    const html = renderPublicPage(
+      page({ overall: 'partial_outage', monitors: [monitor(), monitor({ status: 'down' })] }),
+    );
+    expect(html).toContain('data-overall="partial_outage">Partial outage</p>');
+    expect(html).toContain('data-status="up">Operational</strong>');
+    expect(html).toContain('data-status="down">Down</strong>');
+    expect(html).toContain(
+      '<li class="minor" title="2026-01-02: 99.50% uptime, 200 checks"><span class="sr">2026-01-02: 99.50% uptime, 200 checks</span></li>',
+    );
+    expect(html.match(/<li class="(ok|minor|bad|none)"/g)).toEqual([
+      '<li class="ok"',
+      '<li class="minor"',
+      '<li class="bad"',
+      '<li class="ok"',
+      '<li class="minor"',
+      '<li class="bad"',
+    ]);
+    expect(html).toContain('<span class="uptime">99.95%</span>');
+  });
+
+  it('escapes page, monitor and incident text', () => {
+    const evil = '<img src=x onerror=alert(1)>"\'&';
+    const html = renderPublicPage(
+      page({
+        name: evil,
+        monitors: [monitor({ name: evil })],
+        incidents: [{ monitor: evil, started_at: 1_767_225_600, resolved_at: null, reason: evil }],
+      }),
+    );
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain(evil);
+    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;&#34;&#39;&#38;');
+  });
+
+  it('lists incidents with their state, and a reason only when the model has one', () => {
+    const started = 1_767_225_600; // 2026-01-01 00:00 UTC
+    const html = renderPublicPage(
+      page({
+        incidents: [
+          { monitor: 'API', started_at: started + 86_400, resolved_at: null, reason: 'HTTP 503' },
+          { monitor: 'Web', started_at: started, resolved_at: started + 600 },
+        ],
+      }),
+    );
+    expect(html).toContain(
+      '<li class="incident open"><strong>API</strong> down since <time datetime="2026-01-02T00:00:00.000Z">2026-01-02 00:00 UTC</time>, ongoing for 25 h: HTTP 503</li>',
+    );
+    expect(html).toContain('<strong>Web</strong> down since');
+    expect(html).toContain('resolved after 10 min</li>');
+    expect(renderPublicPage(page())).toContain('No incidents in the last 7 days.');
+  });
+
+  it('shows a page whose monitors are all gone', () => {
+    expect(renderPublicPage(page({ monitors: [], overall: 'unknown' }))).toContain('No monitors on this page.');
+  });
+});
+
+describe('custom domain of a Host header', () => {
+  it.each([
+    ['status.example.com', 'status.example.com'],
+    ['Status.Example.COM:8443', 'status.example.com'],
+    ['status.example.com.', 'status.example.com'],
+    ['status.example.com:', 'status.example.com'],
+    ['', null],
+    [undefined, null],
+    ['[::1]:3000', null],
+  ])('%s → %s', (host, domain) => {
+    expect(domainOfHost(host)).toBe(domain);
+  });
+});
+
+describe('basic auth', () => {
+  const header = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
+  it.each([
+    [header('viewer:p4ss:word'), true],
+    [`basic   ${Buffer.from('viewer:p4ss:word').toString('base64')}`, true],
+    [header('viewer:p4ss:wor'), false],
+    [header('Viewer:p4ss:word'), false],
+    [header('viewer:p4ss:word '), false],
+    [`Bearer ${Buffer.from('viewer:p4ss:word').toString('base64')}`, false],
+    ['Basic not base64!', false],
+    ['Basic', false],
+    ['', false],
+    [undefined, false],
+  ])('%s → %s', (given, ok) => {
+    expect(basicAuthMatches(given, 'viewer:p4ss:word')).toBe(ok);
+  });
+
+  it('takes UTF-8 credentials', () => {
+    expect(basicAuthMatches(header('zoë:pässwörd'), 'zoë:pässwörd')).toBe(true);
+  });
+});

@@ -1,0 +1,108 @@
+import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Public } from '../auth/auth.guard.js';
+import { escapeHtml } from './public-page.js';
+import { PUBLIC_PAGE_CACHE_MS, PublicPagesService, type PublicAnswer } from './public-pages.service.js';
+
+/** No script, no outside resources: the page's inline style is all it may use. */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+const smallPage = (title: string) =>
+  '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+  '<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">' +
+  `<title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1></main></body></html>`;
+
+/** Whether the client takes gzip (`Accept-Encoding`, a `q=0` refusal respected). */
+function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+interface RequestFacts {
+  authorization: string | undefined;
+  acceptEncoding: string | undefined;
+}
+
+/**
+ * Public status pages (no API key, so no rate-limit charge either): `/status/{id}` (HTML) and
+ * `/status/{id}.json`; on a page's custom domain (the `Host` header), `/` and `/index.json`.
+ * Thin: lookup, basic auth, model and cache are the service's.
+ */
+@Controller()
+export class PublicPagesController {
+  constructor(private readonly pages: PublicPagesService) {}
+
+  @Get('status/:page')
+  @Public()
+  async byId(
+    @Param('page') param: string,
+    @Headers('authorization') authorization: string | undefined,
+    @Headers('accept-encoding') acceptEncoding: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const json = param.endsWith('.json');
+    const id = json ? param.slice(0, -'.json'.length) : param;
+    send(reply, await this.pages.byId(id, authorization), json, { authorization, acceptEncoding });
+  }
+
+  @Get()
+  @Public()
+  async domainHtml(
+    @Headers('host') host: string | undefined,
+    @Headers('authorization') authorization: string | undefined,
+    @Headers('accept-encoding') acceptEncoding: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    send(reply, await this.pages.byHost(host, authorization), false, { authorization, acceptEncoding });
+  }
+
+  @Get('index.json')
+  @Public()
+  async domainJson(
+    @Headers('host') host: string | undefined,
+    @Headers('authorization') authorization: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    send(reply, await this.pages.byHost(host, authorization), true, { authorization, acceptEncoding: undefined });
+  }
+}
+
+function send(reply: FastifyReply, answer: PublicAnswer, json: boolean, request: RequestFacts): void {
+  void reply.headers(SECURITY_HEADERS);
+  if (answer.kind !== 'ok') {
+    const missing = answer.kind === 'missing';
+    void reply.status(missing ? 404 : 401).header('cache-control', 'no-store');
+    if (!missing) {
+      const realm = answer.realm.replace(/["\\\p{Cc}]/gu, '');
+      void reply.header('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
+    }
+    const message = missing ? 'Status page not found.' : 'This status page needs a user name and password.';
+    if (json) {
+      const code = missing ? 'STATUS_PAGE_NOT_FOUND' : 'UNAUTHORIZED';
+      void reply.type('application/json; charset=utf-8').send({ status: 'error', error: { code, message } });
+    } else {
+      void reply.type('text/html; charset=utf-8').send(smallPage(message));
+    }
+    return;
+  }
+  const { page, model, html, htmlGzip } = answer.rendered;
+  // A page behind basic auth must not be kept by shared caches.
+  const scope = page.basicAuth === null && request.authorization === undefined ? 'public' : 'private';
+  void reply.header('cache-control', `${scope}, max-age=${PUBLIC_PAGE_CACHE_MS / 1000}`);
+  if (json) {
+    void reply.type('application/json; charset=utf-8').send({ status: 'ok', data: model });
+    return;
+  }
+  void reply.type('text/html; charset=utf-8').header('vary', 'Accept-Encoding');
+  if (acceptsGzip(request.acceptEncoding)) void reply.header('content-encoding', 'gzip').send(htmlGzip);
+  else void reply.send(html);
+}

@@ -1,0 +1,170 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { CLOCK, unixSeconds, type Clock } from '#runtime';
+import { CheckResultsRepository } from '../history/check-results.repository.js';
+import { combine, dayStart, periodWindow, uptimePercent, type Figures, type StatsPeriod } from '../history/stats.js';
+import { MonitorEvents } from '../monitors/monitor-events.js';
+import { overallOf, renderPublicPage, type PublicDay, type PublicMonitor, type PublicPage } from './public-page.js';
+import { StatusPageEntity } from './status-page.entity.js';
+import { StatusPagesRepository } from './status-pages.repository.js';
+import { StatusPagesService } from './status-pages.service.js';
+
+/** A rendered page is served from memory this long: a traffic spike on a bad day stays off the database. */
+export const PUBLIC_PAGE_CACHE_MS = 15_000;
+/** Incidents listed at most (newest first). */
+export const PUBLIC_PAGE_INCIDENTS = 20;
+
+/** A page ready to serve: its settings (for basic auth), the model (JSON) and the HTML, plain and gzipped. */
+export interface RenderedPage {
+  page: StatusPageEntity;
+  model: PublicPage;
+  html: string;
+  htmlGzip: Buffer;
+}
+
+export type PublicAnswer =
+  { kind: 'missing' } | { kind: 'unauthorized'; realm: string } | { kind: 'ok'; rendered: RenderedPage };
+
+const PAGE_ID = /^[0-9a-f]{24}$/;
+
+/**
+ * The public side of status pages: the page by id or by custom domain, its basic auth, the
+ * model gathered from the monitors, the daily roll-ups and the incidents, and a short
+ * in-memory cache (per page id, timed by the injected clock, dropped when the page or one of
+ * its monitors changes through this process).
+ */
+@Injectable()
+export class PublicPagesService {
+  private readonly rendered = new Map<string, { at: number; value: RenderedPage }>();
+  private readonly domains = new Map<string, { at: number; pageId: string }>();
+
+  constructor(
+    private readonly pages: StatusPagesRepository,
+    private readonly results: CheckResultsRepository,
+    statusPages: StatusPagesService,
+    monitorEvents: MonitorEvents,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    statusPages.onChange((pageId) => {
+      this.rendered.delete(pageId);
+      this.domains.clear();
+    });
+    monitorEvents.subscribe((change) => {
+      const monitorId = change.kind === 'deleted' ? change.monitorId : change.monitor.id;
+      for (const [pageId, entry] of this.rendered) {
+        if (entry.value.page.monitors.includes(monitorId)) this.rendered.delete(pageId);
+      }
+    });
+  }
+
+  async byId(pageId: string, authorization: string | undefined): Promise<PublicAnswer> {
+    if (!PAGE_ID.test(pageId)) return { kind: 'missing' };
+    return this.answer(pageId, authorization);
+  }
+
+  /** The page whose custom domain is the request's Host (port dropped, any case). */
+  async byHost(host: string | undefined, authorization: string | undefined): Promise<PublicAnswer> {
+    const domain = domainOfHost(host);
+    if (domain === null) return { kind: 'missing' };
+    const now = this.clock.now();
+    let known = this.domains.get(domain);
+    if (!known || now - known.at >= PUBLIC_PAGE_CACHE_MS) {
+      const pageId = await this.pages.idOfDomain(domain);
+      if (pageId === null) return { kind: 'missing' };
+      known = { at: now, pageId };
+      this.domains.set(domain, known);
+    }
+    return this.answer(known.pageId, authorization);
+  }
+
+  private async answer(pageId: string, authorization: string | undefined): Promise<PublicAnswer> {
+    const now = this.clock.now();
+    let entry = this.rendered.get(pageId);
+    if (!entry || now - entry.at >= PUBLIC_PAGE_CACHE_MS) {
+      const page = await this.pages.findPublic(pageId);
+      if (!page) {
+        this.rendered.delete(pageId);
+        return { kind: 'missing' };
+      }
+      const model = await this.model(page);
+      const html = renderPublicPage(model);
+      entry = { at: now, value: { page, model, html, htmlGzip: gzipSync(html) } };
+      this.rendered.set(pageId, entry);
+    }
+    const { page } = entry.value;
+    if (page.basicAuth !== null && !basicAuthMatches(authorization, page.basicAuth)) {
+      return { kind: 'unauthorized', realm: page.name };
+    }
+    return { kind: 'ok', rendered: entry.value };
+  }
+
+  /** Gathers what the page shows: never a monitor's URL or settings, only names and figures. */
+  private async model(page: StatusPageEntity): Promise<PublicPage> {
+    const now = unixSeconds(this.clock);
+    const window = periodWindow(`${page.period}d` as StatsPeriod, now);
+    if (window.source !== 'rollups') throw new Error(`status page period ${page.period} is not a roll-up period`);
+    const byId = new Map((await this.pages.monitorsOf(page)).map((m) => [m.id, m]));
+    // In the page's order; a monitor deleted meanwhile is simply not shown.
+    const monitors = page.monitors.flatMap((id) => byId.get(id) ?? []);
+    const shown: PublicMonitor[] = [];
+    for (const monitor of monitors) {
+      const rollups = await this.results.rollups(monitor.id, window.fromDay, window.toDay);
+      const days: PublicDay[] = [];
+      const all: Figures[] = [];
+      for (let day = window.fromDay; day <= window.toDay; day++) {
+        const figures = combine(rollups.filter((r) => r.day === day));
+        all.push(figures);
+        days.push({
+          date: new Date(dayStart(day) * 1000).toISOString().slice(0, 10),
+          uptime_percent: uptimePercent(figures),
+          checks: figures.checks,
+          avg_response_ms: figures.countResponse > 0 ? Math.round(figures.sumResponseMs / figures.countResponse) : null,
+        });
+      }
+      shown.push({
+        name: monitor.name,
+        status: monitor.active ? monitor.lastStatus : 'paused',
+        uptime_percent: uptimePercent(combine(all)),
+        days,
+      });
+    }
+    const incidents = await this.pages.recentIncidents(
+      page.accountId,
+      monitors.map((m) => m.id),
+      window.from,
+      PUBLIC_PAGE_INCIDENTS,
+    );
+    return {
+      name: page.name,
+      period: page.period,
+      overall: overallOf(shown),
+      monitors: shown,
+      incidents: incidents.map((incident) => ({
+        monitor: byId.get(incident.monitorId)?.name ?? incident.monitorName,
+        started_at: incident.startedAt,
+        resolved_at: incident.resolvedAt,
+        ...(page.showIncidentReasons ? { reason: incident.reason } : {}),
+      })),
+      generated_at: now,
+    };
+  }
+}
+
+/** The host name of a Host header: port and a trailing dot dropped, lower case; null when empty. */
+export function domainOfHost(host: string | undefined): string | null {
+  const name = (host ?? '').trim().replace(/:\d*$/, '').replace(/\.$/, '').toLowerCase();
+  return name === '' || name.startsWith('[') ? null : name;
+}
+
+const digest = (value: Buffer | string) => createHash('sha256').update(value).digest();
+
+/**
+ * Whether `Authorization: Basic …` carries exactly `user:password`. Both sides are hashed
+ * first, so the comparison takes the same time whatever the guess and its length.
+ */
+export function basicAuthMatches(header: string | undefined, expected: string): boolean {
+  const match = /^basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i.exec(header ?? '');
+  const given = match?.[1] === undefined ? Buffer.alloc(0) : Buffer.from(match[1], 'base64');
+  return timingSafeEqual(digest(given), digest(expected)) && match !== null;
+}

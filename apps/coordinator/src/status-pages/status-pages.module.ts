@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { HistoryModule } from '../history/history.module.js';
+import { MonitorsModule } from '../monitors/monitors.module.js';
+import { PublicPagesController } from './public-pages.controller.js';
+import { PublicPagesService } from './public-pages.service.js';
+import { StatusPagesController } from './status-pages.controller.js';
+import { StatusPagesRepository } from './status-pages.repository.js';
+import { StatusPagesService } from './status-pages.service.js';
+
+/** Status pages: the API (DECISIONS §7) and the public pages (HTML and JSON, no API key). */
+@Module({
+  imports: [HistoryModule, MonitorsModule],
+  controllers: [StatusPagesController, PublicPagesController],
+  providers: [StatusPagesRepository, StatusPagesService, PublicPagesService],
+})
+export class StatusPagesModule {}
