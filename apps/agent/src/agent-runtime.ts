@@ -38,7 +38,7 @@ export class AgentRuntime implements OnModuleInit, BeforeApplicationShutdown {
     this.executor = new ProbeExecutor({
       agentId: this.config.AGENT_ID,
       clock: this.clock,
-      table: createProberTable({ pinger: this.pinger, egress: this.config.EGRESS_POLICY }),
+      table: createProberTable({ pinger: this.pinger, egress: this.config.egress() }),
       maxInFlight: this.config.AGENT_MAX_IN_FLIGHT,
       onBug: (error, request) =>
         this.logger.error(`prober bug on ${request.check_id}: ${error instanceof Error ? error.stack : String(error)}`),

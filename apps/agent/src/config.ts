@@ -2,7 +2,7 @@ import { Expose, Transform } from 'class-transformer';
 import { ArrayMinSize, IsIn, IsInt, IsIP, IsString, Matches, Max, Min } from 'class-validator';
 import { hostname } from 'node:os';
 import { DEFAULT_SUBJECT_PREFIX, REGION_IDS, SUBJECT_PREFIX_PATTERN, type RegionId } from '#contracts';
-import { EGRESS_POLICIES, loadEnv, type EgressPolicy } from '#runtime';
+import { EgressEnv, loadEnv } from '#runtime';
 
 const digitsToInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
@@ -15,7 +15,7 @@ const commaList = ({ value }: { value: unknown }) =>
     : value;
 
 /** The agent's configuration, validated once at boot. */
-export class AgentConfig {
+export class AgentConfig extends EgressEnv {
   /** Regions this agent serves (comma-separated). */
   @Expose()
   @Transform(commaList)
@@ -56,11 +56,6 @@ export class AgentConfig {
   @Transform(commaList)
   @IsIP(undefined, { each: true, message: 'each entry must be an IPv4 or IPv6 address' })
   AGENT_PUBLIC_IPS: string[] = [];
-
-  /** Which addresses checks may connect to (DECISIONS §9): `private-allowed`, `strict` or `off`. */
-  @Expose()
-  @IsIn(EGRESS_POLICIES, { message: `must be one of ${EGRESS_POLICIES.join(', ')}` })
-  EGRESS_POLICY: EgressPolicy = 'private-allowed';
 
   /** On SIGTERM: stop taking work, give running checks this long, then cancel them. */
   @Expose()

@@ -4,7 +4,7 @@ import type { SecureContextOptions } from 'node:tls';
 import { Expose, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
-import { ConfigError, EGRESS_POLICIES, loadEnv, type EgressPolicy } from '#runtime';
+import { ConfigError, EgressEnv, loadEnv } from '#runtime';
 import { parseCheckerAddresses } from './agents/checker-addresses.js';
 import { API_KEY_PATTERN } from './auth/api-key.js';
 import { loadTlsFiles } from './tls/tls-files.js';
@@ -21,7 +21,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * The coordinator's configuration: environment variables, read and validated once at boot
  * (ARCHITECTURE habit 5). Nothing else reads process.env.
  */
-export class CoordinatorConfig {
+export class CoordinatorConfig extends EgressEnv {
   /** `sqlite:<path>` (embedded default) or `postgres://user@host:port/db`. */
   @Expose()
   @Matches(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, { message: 'must be sqlite:<path> or postgres://…' })
@@ -182,14 +182,6 @@ export class CoordinatorConfig {
   @Expose()
   @Matches(/^(mailto:[^\s]+|https:\/\/[^\s]+)$/, { message: 'must be a mailto: or https: URL' })
   VAPID_SUBJECT = 'mailto:picket@localhost';
-
-  /**
-   * Which addresses checks (embedded mode) and notifications may connect to (DECISIONS §9):
-   * `private-allowed` (all but cloud metadata), `strict` (public addresses only), `off`.
-   */
-  @Expose()
-  @IsIn(EGRESS_POLICIES, { message: `must be one of ${EGRESS_POLICIES.join(', ')}` })
-  EGRESS_POLICY: EgressPolicy = 'private-allowed';
 
   /** `false` holds notifications in the outbox (maintenance); they are sent when it is true again. */
   @Expose()

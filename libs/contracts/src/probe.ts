@@ -25,11 +25,19 @@ export type FailurePhase = (typeof FAILURE_PHASES)[number];
 
 /**
  * UP and DOWN are verdicts on the target. UNKNOWN means Picket could not tell (no agent
- * serves the region, the agent died or lacks a capability, an internal error): it never
- * counts towards failure or recovery (DECISIONS §4).
+ * serves the region, the agent died or lacks a capability, an internal error); BLOCKED means
+ * the egress policy refused the target's address (security reference §2.3). Neither counts
+ * towards failure or recovery (DECISIONS §4), nor towards uptime.
  */
-export const CHECK_STATUSES = ['up', 'down', 'unknown'] as const;
+export const CHECK_STATUSES = ['up', 'down', 'unknown', 'blocked'] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];
+
+/** The statuses that decide nothing about the target. */
+export const UNDECIDED_STATUSES = ['unknown', 'blocked'] as const satisfies readonly CheckStatus[];
+
+export function isDecided(status: CheckStatus): status is 'up' | 'down' {
+  return status === 'up' || status === 'down';
+}
 
 /** Longest error text a result carries (never an upstream body). */
 export const MAX_ERROR_LENGTH = 300;

@@ -21,7 +21,7 @@ import {
   type ProbeTimings,
   statusAccepted,
 } from '#contracts';
-import { assertEgressLiteral, EGRESS_BLOCKED, egressMessage, PICKET_VERSION, type EgressPolicy } from '#runtime';
+import { assertEgressLiteral, EGRESS_BLOCKED, egressMessage, PICKET_VERSION, type Egress } from '#runtime';
 import { abortedOutcome, type ProbeContext, type ProbeOutcome, type Prober } from './prober.js';
 import { CONNECT_ERRORS, DNS_ERRORS } from './network-errors.js';
 
@@ -46,7 +46,7 @@ export interface HttpsProberOptions {
    * The egress policy for IP-literal hosts, which Node connects to without a lookup (names are
    * judged by `lookup`, see guardedLookup). Checked on every hop. Default: private-allowed.
    */
-  egress?: EgressPolicy;
+  egress?: Egress;
 }
 
 /**
@@ -79,7 +79,7 @@ export function createHttpsProber(options: HttpsProberOptions = {}): Prober<'htt
 
 interface ProbeConfig {
   lookup: LookupFunction;
-  egress: EgressPolicy;
+  egress: Egress;
   maxBodyBytes: number;
   secureContext: SecureContext | undefined;
 }
@@ -232,7 +232,7 @@ function requestHeaders(lines: string | undefined): Headers {
  * IP literals get no SNI and are verified against the certificate's IP addresses.
  */
 /** IP-literal hosts skip the lookup: the egress policy judges them here, on every hop. */
-function egressLiteralCheck(policy: EgressPolicy): (options: NormalizedOptions) => void {
+function egressLiteralCheck(policy: Egress): (options: NormalizedOptions) => void {
   return (options) => {
     if (options.url instanceof URL) assertEgressLiteral(options.url.hostname, policy);
   };
@@ -422,7 +422,7 @@ function classify(error: Error, context: ProbeContext, trace: Trace): ProbeOutco
   }
   const phase = trace.progress;
 
-  if (code === EGRESS_BLOCKED) return trace.outcome('down', 'connect', egressMessage(error));
+  if (code === EGRESS_BLOCKED) return trace.outcome('blocked', 'connect', egressMessage(error));
   const dns = DNS_ERRORS[code];
   if (dns !== undefined) return trace.outcome('down', 'dns', dns);
   if (phase === 'dns' || code.startsWith('EAI_')) return trace.outcome('down', 'dns', `DNS lookup failed (${code})`);

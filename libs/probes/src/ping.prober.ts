@@ -1,17 +1,24 @@
-import { EGRESS_MESSAGE, egressProblem, type EgressPolicy } from '#runtime';
+import { EGRESS_MESSAGE, egressProblem, type Egress } from '#runtime';
 import { lookup as systemLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { parsePingUrl, type ProbeTimings } from '#contracts';
 import type { IcmpPinger } from './icmp-pinger.js';
-import { abortedOutcome, isDeadline, type ProbeContext, type ProbeOutcome, type Prober } from './prober.js';
+import {
+  abortedOutcome,
+  blockedOutcome,
+  isDeadline,
+  type ProbeContext,
+  type ProbeOutcome,
+  type Prober,
+} from './prober.js';
 import { resolveHost, type ResolvedAddress } from './resolve-host.js';
 
 export interface PingProberOptions {
   /** Resolves host names (the shape of `dns.lookup`); the egress guard supplies its own. Default: `dns.lookup`. */
   lookup?: LookupFunction;
   /** EGRESS_POLICY for IP-literal targets (names are judged by `lookup`). Default: private-allowed. */
-  egress?: EgressPolicy;
+  egress?: Egress;
 }
 
 /**
@@ -33,7 +40,7 @@ async function probePing(
   { signal, timeoutMs }: ProbeContext,
   pinger: IcmpPinger,
   lookup: LookupFunction,
-  egress: EgressPolicy,
+  egress: Egress,
 ): Promise<ProbeOutcome> {
   const started = performance.now();
   const timings: ProbeTimings = { total_ms: 0 };
@@ -58,6 +65,7 @@ async function probePing(
     timings.dns_ms = performance.now() - started;
     if (!resolution.ok) {
       if (resolution.aborted) return abortedOutcome(signal, stamp());
+      if (resolution.blocked) return blockedOutcome(resolution.error, stamp());
       return { status: 'down', phase: 'dns', error: resolution.error, timings: stamp() };
     }
     // The first address of a family this agent can ping (an IPv4-only agent skips AAAA answers).
@@ -65,7 +73,7 @@ async function probePing(
     address = first ?? resolution.addresses[0] ?? { address: host, family: 4 };
   } else {
     if (egressProblem(host, egress) !== null) {
-      return { status: 'down', phase: 'connect', error: `${EGRESS_MESSAGE}: ${host}`, timings: stamp() };
+      return blockedOutcome(`${EGRESS_MESSAGE}: ${host}`, stamp());
     }
     address = { address: host, family: kind === 'ipv4' ? 4 : 6 };
   }

@@ -1,8 +1,8 @@
-import type { FailurePhase, MonitorType, ProbeTimings, SettingsByType } from '#contracts';
+import type { CheckStatus, FailurePhase, MonitorType, ProbeTimings, SettingsByType } from '#contracts';
 
 /** What a prober found: a verdict on the target, or UNKNOWN when it could not tell. */
 export interface ProbeOutcome {
-  status: 'up' | 'down' | 'unknown';
+  status: CheckStatus;
   /** Set when status is not up. */
   phase: FailurePhase | null;
   /** Short, human-readable; never an upstream body. */
@@ -64,4 +64,9 @@ export function abortedOutcome(
     error: 'probe cancelled by the agent',
     timings,
   };
+}
+
+/** The outcome for a target whose address the egress policy refused: BLOCKED, never DOWN. */
+export function blockedOutcome(error: string, timings: ProbeTimings): ProbeOutcome {
+  return { status: 'blocked', phase: 'connect', error, timings };
 }

@@ -1,4 +1,4 @@
-import { guardedLookup, type EgressPolicy } from '#runtime';
+import { guardedLookup, type Egress } from '#runtime';
 import { createHttpsProber, type HttpsProberOptions } from './https.prober.js';
 import type { IcmpPinger } from './icmp-pinger.js';
 import { createPingProber } from './ping.prober.js';
@@ -10,7 +10,7 @@ export interface ProberDependencies {
   pinger: IcmpPinger;
   https?: HttpsProberOptions;
   /** EGRESS_POLICY of this process. Default: private-allowed. */
-  egress?: EgressPolicy;
+  egress?: Egress;
 }
 
 /** The prober table: one line per monitor type. */

@@ -11,8 +11,8 @@ export interface ResolvedAddress {
 
 export type HostResolution =
   | { ok: true; addresses: ResolvedAddress[] }
-  /** The name does not resolve: DOWN in the dns phase, with a short reason. */
-  | { ok: false; aborted: false; error: string }
+  /** The name does not resolve (DOWN in the dns phase), or only to addresses the egress policy refuses (`blocked`). */
+  | { ok: false; aborted: false; error: string; blocked: boolean }
   /** The signal was aborted before the lookup answered. */
   | { ok: false; aborted: true };
 
@@ -38,14 +38,15 @@ export function resolveHost(lookup: LookupFunction, host: string, signal: AbortS
     try {
       lookup(host, { all: true, hints: ADDRCONFIG }, (error, answer) => {
         if (error) {
-          finish({ ok: false, aborted: false, error: describeDnsError(error) });
+          const blocked = error.code === EGRESS_BLOCKED;
+          finish({ ok: false, aborted: false, error: describeDnsError(error), blocked });
           return;
         }
         const addresses = toAddresses(answer);
         finish(
           addresses.length > 0
             ? { ok: true, addresses }
-            : { ok: false, aborted: false, error: 'host name has no address' },
+            : { ok: false, aborted: false, error: 'host name has no address', blocked: false },
         );
       });
     } catch (error) {

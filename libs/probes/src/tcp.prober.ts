@@ -1,9 +1,9 @@
-import { EGRESS_MESSAGE, egressProblem, type EgressPolicy } from '#runtime';
+import { EGRESS_MESSAGE, egressProblem, type Egress } from '#runtime';
 import { lookup as systemLookup } from 'node:dns';
 import { connect, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { parseTcpUrl, type ProbeTimings } from '#contracts';
-import { abortedOutcome, type ProbeContext, type ProbeOutcome, type Prober } from './prober.js';
+import { abortedOutcome, blockedOutcome, type ProbeContext, type ProbeOutcome, type Prober } from './prober.js';
 import { resolveHost, type ResolvedAddress } from './resolve-host.js';
 import { CONNECT_ERRORS } from './network-errors.js';
 
@@ -15,7 +15,7 @@ export interface TcpProberOptions {
    */
   lookup?: LookupFunction;
   /** EGRESS_POLICY for IP-literal targets (names are judged by `lookup`). Default: private-allowed. */
-  egress?: EgressPolicy;
+  egress?: Egress;
 }
 
 /**
@@ -36,7 +36,7 @@ async function probeTcp(
   url: string,
   { signal }: ProbeContext,
   lookup: LookupFunction,
-  egress: EgressPolicy,
+  egress: Egress,
 ): Promise<ProbeOutcome> {
   const started = performance.now();
   const timings: ProbeTimings = { total_ms: 0 };
@@ -60,13 +60,14 @@ async function probeTcp(
     timings.dns_ms = performance.now() - started;
     if (!resolution.ok) {
       if (resolution.aborted) return abortedOutcome(signal, stamp());
+      if (resolution.blocked) return blockedOutcome(resolution.error, stamp());
       return { status: 'down', phase: 'dns', error: resolution.error, timings: stamp() };
     }
     // resolveHost answers at least one address.
     address = resolution.addresses[0] ?? { address: host, family: 4 };
   } else {
     if (egressProblem(host, egress) !== null) {
-      return { status: 'down', phase: 'connect', error: `${EGRESS_MESSAGE}: ${host}`, timings: stamp() };
+      return blockedOutcome(`${EGRESS_MESSAGE}: ${host}`, stamp());
     }
     address = { address: host, family: kind === 'ipv4' ? 4 : 6 };
   }

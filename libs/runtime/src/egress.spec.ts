@@ -1,6 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import type { LookupFunction } from 'node:net';
-import { assertEgressLiteral, egressProblem, embeddedIpv4, guardedLookup, type EgressPolicy } from './egress.js';
+import {
+  assertEgressLiteral,
+  cidrList,
+  egressProblem,
+  embeddedIpv4,
+  guardedLookup,
+  type EgressPolicy,
+  type EgressRules,
+} from './egress.js';
 
 describe('embeddedIpv4', () => {
   it.each([
@@ -37,15 +45,15 @@ describe('egressProblem', () => {
     ['172.16.0.1', { 'private-allowed': true, strict: false, off: true }],
     ['192.168.1.1', { 'private-allowed': true, strict: false, off: true }],
     ['100.64.0.1', { 'private-allowed': true, strict: false, off: true }],
-    ['0.0.0.0', { 'private-allowed': true, strict: false, off: true }],
-    ['224.0.0.1', { 'private-allowed': true, strict: false, off: true }],
-    ['255.255.255.255', { 'private-allowed': true, strict: false, off: true }],
-    ['198.18.0.1', { 'private-allowed': true, strict: false, off: true }],
+    ['0.0.0.0', { 'private-allowed': false, strict: false, off: true }],
+    ['224.0.0.1', { 'private-allowed': false, strict: false, off: true }],
+    ['255.255.255.255', { 'private-allowed': false, strict: false, off: true }],
+    ['198.18.0.1', { 'private-allowed': false, strict: false, off: true }],
     ['::1', { 'private-allowed': true, strict: false, off: true }],
-    ['::', { 'private-allowed': true, strict: false, off: true }],
-    ['fe80::1', { 'private-allowed': true, strict: false, off: true }],
+    ['::', { 'private-allowed': false, strict: false, off: true }],
+    ['fe80::1', { 'private-allowed': false, strict: false, off: true }],
     ['fd12:3456::1', { 'private-allowed': true, strict: false, off: true }],
-    ['ff02::1', { 'private-allowed': true, strict: false, off: true }],
+    ['ff02::1', { 'private-allowed': false, strict: false, off: true }],
     ['::ffff:127.0.0.1', { 'private-allowed': true, strict: false, off: true }],
     ['::ffff:7f00:1', { 'private-allowed': true, strict: false, off: true }],
     ['64:ff9b::a00:1', { 'private-allowed': true, strict: false, off: true }],
@@ -58,19 +66,19 @@ describe('egressProblem', () => {
     ['100.63.255.255', { 'private-allowed': true, strict: true, off: true }],
     ['100.127.255.255', { 'private-allowed': true, strict: false, off: true }],
     ['100.128.0.0', { 'private-allowed': true, strict: true, off: true }],
-    ['169.254.1.1', { 'private-allowed': true, strict: false, off: true }],
-    ['0.1.2.3', { 'private-allowed': true, strict: false, off: true }],
-    ['192.0.0.8', { 'private-allowed': true, strict: false, off: true }],
+    ['169.254.1.1', { 'private-allowed': false, strict: false, off: true }],
+    ['0.1.2.3', { 'private-allowed': false, strict: false, off: true }],
+    ['192.0.0.8', { 'private-allowed': false, strict: false, off: true }],
     ['192.0.2.1', { 'private-allowed': true, strict: false, off: true }],
-    ['198.19.255.255', { 'private-allowed': true, strict: false, off: true }],
+    ['198.19.255.255', { 'private-allowed': false, strict: false, off: true }],
     ['198.20.0.0', { 'private-allowed': true, strict: true, off: true }],
     ['198.51.100.7', { 'private-allowed': true, strict: false, off: true }],
     ['203.0.113.5', { 'private-allowed': true, strict: false, off: true }],
-    ['239.255.255.250', { 'private-allowed': true, strict: false, off: true }],
-    ['240.0.0.1', { 'private-allowed': true, strict: false, off: true }],
+    ['239.255.255.250', { 'private-allowed': false, strict: false, off: true }],
+    ['240.0.0.1', { 'private-allowed': false, strict: false, off: true }],
     ['223.255.255.255', { 'private-allowed': true, strict: true, off: true }],
-    ['fe80::1%eth0', { 'private-allowed': true, strict: false, off: true }],
-    ['febf::1', { 'private-allowed': true, strict: false, off: true }],
+    ['fe80::1%eth0', { 'private-allowed': false, strict: false, off: true }],
+    ['febf::1', { 'private-allowed': false, strict: false, off: true }],
     ['fec0::1', { 'private-allowed': true, strict: false, off: true }],
     ['fc00::1', { 'private-allowed': true, strict: false, off: true }],
     ['100::1', { 'private-allowed': true, strict: false, off: true }],
@@ -105,11 +113,64 @@ describe('egressProblem', () => {
     ['::ffff:100.100.100.200', { 'private-allowed': false, strict: false, off: true }],
     ['64:ff9b::c000:c0', { 'private-allowed': false, strict: false, off: true }],
     ['2001:0:4136:e378:8000:63bf:5601:5601', { 'private-allowed': false, strict: false, off: true }],
-    ['169.254.169.253', { 'private-allowed': true, strict: false, off: true }],
+    ['169.254.169.253', { 'private-allowed': false, strict: false, off: true }],
+    // The edges of the link-local range private-allowed refuses.
+    ['169.253.255.255', { 'private-allowed': true, strict: true, off: true }],
+    ['169.255.0.0', { 'private-allowed': true, strict: true, off: true }],
+    ['fec0::1', { 'private-allowed': true, strict: false, off: true }],
+    ['100.100.100.199', { 'private-allowed': true, strict: false, off: true }],
   ];
   it.each(table)('%s', (address, allowed) => {
     for (const policy of ['private-allowed', 'strict', 'off'] as const) {
       expect(`${policy}: ${egressProblem(address, policy) === null}`).toBe(`${policy}: ${allowed[policy]}`);
+    }
+  });
+});
+
+describe('egress rules: the operator exceptions', () => {
+  const allowed = (address: string, rules: EgressRules) => egressProblem(address, rules) === null;
+
+  it('EGRESS_ALLOW_CIDRS opens addresses the policy refuses, in every form that carries them', () => {
+    const rules: EgressRules = { policy: 'strict', allow: ['127.0.0.2/32', '10.8.0.0/16', 'fd00:1::/64'] };
+    for (const address of ['127.0.0.2', '::ffff:127.0.0.2', '64:ff9b::7f00:2', '10.8.3.4', 'fd00:1::5']) {
+      expect(`${address}: ${allowed(address, rules)}`).toBe(`${address}: true`);
+    }
+    for (const address of ['127.0.0.1', '127.0.0.3', '10.9.0.1', 'fd00:2::5', '169.254.169.254']) {
+      expect(`${address}: ${allowed(address, rules)}`).toBe(`${address}: false`);
+    }
+  });
+
+  it('EGRESS_DENY_CIDRS refuses under every policy but off, before the allow list', () => {
+    const deny = ['8.8.8.0/24', '::ffff:10.0.0.0/104'];
+    for (const policy of ['private-allowed', 'strict'] as const) {
+      const rules: EgressRules = { policy, allow: ['8.8.8.8'], deny };
+      expect(egressProblem('8.8.8.8', rules)).toBe('8.8.8.8 is denied by EGRESS_DENY_CIDRS');
+      expect(egressProblem('::ffff:8.8.8.8', rules)).toBe('::ffff:8.8.8.8 is denied by EGRESS_DENY_CIDRS');
+      expect(allowed('8.8.4.4', rules)).toBe(true);
+    }
+    expect(allowed('8.8.8.8', { policy: 'off', deny })).toBe(true);
+  });
+
+  it('EGRESS_ALLOW_METADATA opens metadata and link-local addresses under private-allowed only', () => {
+    for (const address of [
+      '169.254.169.254',
+      'fd00:ec2::254',
+      '100.100.100.200',
+      'fe80::1',
+      '::ffff:169.254.169.254',
+    ]) {
+      expect(allowed(address, { policy: 'private-allowed' })).toBe(false);
+      expect(allowed(address, { policy: 'private-allowed', allowMetadata: true })).toBe(true);
+      expect(allowed(address, { policy: 'strict', allowMetadata: true })).toBe(false);
+    }
+    // Reserved ranges stay refused.
+    expect(allowed('224.0.0.1', { policy: 'private-allowed', allowMetadata: true })).toBe(false);
+  });
+
+  it('reads addresses and CIDRs, and refuses anything else', () => {
+    expect(cidrList(['10.0.0.0/8', '2001:db8::/32', '192.0.2.7']).check('192.0.2.7')).toBe(true);
+    for (const bad of ['10.0.0.0/33', '::/129', 'example.com', '10.0.0.0/', '10.0.0.0/8/8', '10.0.0.0/-1']) {
+      expect(() => cidrList([bad])).toThrow();
     }
   });
 });

@@ -2,12 +2,27 @@ import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
- * The egress guard (DECISIONS §9): which addresses probes and notifications may connect to.
- * `private-allowed` (default): everything but cloud metadata endpoints; `strict`
- * (multi-tenant): public unicast addresses only; `off`: anything.
+ * The egress guard (DECISIONS §9, security reference §2): which addresses probes and
+ * notifications may connect to. `private-allowed` (default): private networks and loopback
+ * yes; cloud metadata and link-local addresses, multicast, broadcast and reserved ranges no.
+ * `strict` (multi-tenant): public unicast addresses only. `off`: anything.
  */
 export const EGRESS_POLICIES = ['private-allowed', 'strict', 'off'] as const;
 export type EgressPolicy = (typeof EGRESS_POLICIES)[number];
+
+/** A policy with the operator's exceptions (EGRESS_ALLOW_CIDRS, EGRESS_DENY_CIDRS, EGRESS_ALLOW_METADATA). */
+export interface EgressRules {
+  readonly policy: EgressPolicy;
+  /** Always allowed, whatever the policy refuses (but `deny`): an internal relay a strict install must reach. */
+  readonly allow?: readonly string[];
+  /** Always refused (unless the policy is `off`). Wins over `allow`. */
+  readonly deny?: readonly string[];
+  /** Under `private-allowed`: the metadata and link-local addresses are allowed too. */
+  readonly allowMetadata?: boolean;
+}
+
+/** What every guarded connection is judged by: a bare policy, or a policy with exceptions. */
+export type Egress = EgressPolicy | EgressRules;
 
 /** The error code (and message prefix) of a connection the guard refused. */
 export const EGRESS_BLOCKED = 'EGRESS_BLOCKED';
@@ -22,22 +37,19 @@ export class EgressBlockedError extends Error {
 }
 
 function list(v4: readonly string[], v6: readonly string[]): BlockList {
-  const blocks = new BlockList();
-  for (const cidr of v4) {
-    const [net, bits] = cidr.split('/');
-    blocks.addSubnet(net ?? '', Number(bits), 'ipv4');
-  }
-  for (const cidr of v6) {
-    const [net, bits] = cidr.split('/');
-    blocks.addSubnet(net ?? '', Number(bits), 'ipv6');
-  }
-  return blocks;
+  return cidrList([...v4, ...v6]);
 }
 
-/** Cloud metadata services: blocked under every policy but `off`. */
-const METADATA = list(
-  ['169.254.169.254/32', '169.254.170.2/32', '100.100.100.200/32', '192.0.0.192/32'],
-  ['fd00:ec2::254/128'],
+/**
+ * Cloud metadata services and the link-local ranges they live in: refused under every
+ * policy but `off` (under `private-allowed` only without EGRESS_ALLOW_METADATA).
+ */
+const METADATA = list(['169.254.0.0/16', '100.100.100.200/32', '192.0.0.192/32'], ['fe80::/10', 'fd00:ec2::254/128']);
+
+/** Never a sensible destination, even on a private network: "this network", IETF and benchmarking ranges, multicast, reserved, broadcast. */
+const RESERVED = list(
+  ['0.0.0.0/8', '192.0.0.0/24', '198.18.0.0/15', '224.0.0.0/4', '240.0.0.0/4'],
+  ['::/128', 'ff00::/8'],
 );
 
 /** Everything that is not public unicast (RFC 6890 and friends). */
@@ -120,19 +132,76 @@ export function embeddedIpv4(address: string): string | null {
   return null;
 }
 
-/** Why `address` may not be reached under `policy`, or null when it may. */
-export function egressProblem(address: string, policy: EgressPolicy): string | null {
-  if (policy === 'off') return null;
+interface CompiledRules {
+  policy: EgressPolicy;
+  allow: BlockList | null;
+  deny: BlockList | null;
+  allowMetadata: boolean;
+}
+
+/** CIDRs (or single addresses) as a BlockList; throws on a malformed entry. */
+export function cidrList(entries: readonly string[]): BlockList {
+  const blocks = new BlockList();
+  for (const entry of entries) {
+    const match = /^([^/]+)(?:\/(\d{1,3}))?$/.exec(entry.trim());
+    const net = match?.[1] ?? '';
+    const family = isIP(net);
+    const max = family === 4 ? 32 : 128;
+    const prefix = match?.[2] === undefined ? max : Number(match[2]);
+    if (family === 0 || prefix > max) throw new Error(`${entry} is not an IP address or CIDR`);
+    blocks.addSubnet(net, prefix, family === 4 ? 'ipv4' : 'ipv6');
+  }
+  return blocks;
+}
+
+const compiledRules = new WeakMap<EgressRules, CompiledRules>();
+
+function compile(egress: Egress): CompiledRules {
+  if (typeof egress === 'string') return { policy: egress, allow: null, deny: null, allowMetadata: false };
+  let compiled = compiledRules.get(egress);
+  if (!compiled) {
+    compiled = {
+      policy: egress.policy,
+      allow: egress.allow?.length ? cidrList(egress.allow) : null,
+      deny: egress.deny?.length ? cidrList(egress.deny) : null,
+      allowMetadata: egress.allowMetadata === true,
+    };
+    compiledRules.set(egress, compiled);
+  }
+  return compiled;
+}
+
+/** The policy name of a bare policy or of rules. */
+export function egressPolicyOf(egress: Egress): EgressPolicy {
+  return typeof egress === 'string' ? egress : egress.policy;
+}
+
+/**
+ * Why `address` may not be reached, or null when it may. An IPv6 address that carries an IPv4
+ * one (mapped, translated, compatible, NAT64, 6to4, Teredo) is judged by both, so no form of a
+ * refused IPv4 address gets through; the operator's lists are compared the same way.
+ */
+export function egressProblem(address: string, egress: Egress): string | null {
+  const rules = compile(egress);
+  if (rules.policy === 'off') return null;
   const family = isIP(address);
   if (family === 0) return `${address} is not an IP address`;
   const inner = family === 6 ? embeddedIpv4(address) : null;
   const candidates: [string, 'ipv4' | 'ipv6'][] = [[address, family === 4 ? 'ipv4' : 'ipv6']];
   if (inner) candidates.push([inner, 'ipv4']);
+  const anyIn = (blocks: BlockList | null) =>
+    blocks !== null && candidates.some(([ip, type]) => blocks.check(ip, type));
+  if (anyIn(rules.deny)) return `${address} is denied by EGRESS_DENY_CIDRS`;
+  if (anyIn(rules.allow)) return null;
+  const strict = rules.policy === 'strict';
   for (const [ip, type] of candidates) {
-    if (METADATA.check(ip, type)) return `${address} is a cloud metadata address`;
-    if (policy === 'strict' && NOT_PUBLIC.check(ip, type)) return `${address} is not a public address`;
+    if (METADATA.check(ip, type) && (strict || !rules.allowMetadata)) {
+      return `${address} is a cloud metadata or link-local address`;
+    }
+    if (RESERVED.check(ip, type)) return `${address} is a reserved address`;
+    if (strict && NOT_PUBLIC.check(ip, type)) return `${address} is not a public address`;
   }
-  if (policy === 'strict' && family === 6 && !inner && !GLOBAL_UNICAST_V6.check(address, 'ipv6')) {
+  if (strict && family === 6 && !inner && !GLOBAL_UNICAST_V6.check(address, 'ipv6')) {
     return `${address} is not a public address`;
   }
   return null;
@@ -144,8 +213,8 @@ export function egressProblem(address: string, policy: EgressPolicy): string | n
  * of a name are forbidden, the others are used; when all are, the lookup fails with
  * EgressBlockedError.
  */
-export function guardedLookup(policy: EgressPolicy, base: LookupFunction = systemLookup): LookupFunction {
-  if (policy === 'off') return base;
+export function guardedLookup(egress: Egress, base: LookupFunction = systemLookup): LookupFunction {
+  if (egressPolicyOf(egress) === 'off') return base;
   return (hostname: string, options: unknown, callback: unknown) => {
     const opts = (typeof options === 'object' && options !== null ? options : {}) as { all?: boolean };
     const done = (typeof options === 'function' ? options : callback) as (
@@ -159,7 +228,7 @@ export function guardedLookup(policy: EgressPolicy, base: LookupFunction = syste
         return;
       }
       const addresses = Array.isArray(answer) ? answer : [{ address: answer, family: 0 }];
-      const allowed = addresses.filter((a) => egressProblem(a.address, policy) === null);
+      const allowed = addresses.filter((a) => egressProblem(a.address, egress) === null);
       const first = allowed[0];
       if (!first) {
         done(new EgressBlockedError(addresses[0]?.address ?? hostname));
@@ -172,9 +241,9 @@ export function guardedLookup(policy: EgressPolicy, base: LookupFunction = syste
 }
 
 /** For hosts written as IP literals, which Node connects to without a lookup: throws when forbidden. */
-export function assertEgressLiteral(host: string, policy: EgressPolicy): void {
+export function assertEgressLiteral(host: string, egress: Egress): void {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  if (isIP(bare) !== 0 && egressProblem(bare, policy) !== null) throw new EgressBlockedError(bare);
+  if (isIP(bare) !== 0 && egressProblem(bare, egress) !== null) throw new EgressBlockedError(bare);
 }
 
 /** The user-facing text of a refused connection, from the error (possibly wrapped by an HTTP client). */

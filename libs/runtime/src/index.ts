@@ -7,3 +7,4 @@ export * from './version.js';
 export * from './nats.js';
 export * from './network.js';
 export * from './egress.js';
+export * from './egress-env.js';

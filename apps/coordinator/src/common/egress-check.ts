@@ -1,5 +1,5 @@
 import { literalAddressOf } from '#contracts';
-import { EGRESS_MESSAGE, egressProblem, type EgressPolicy } from '#runtime';
+import { EGRESS_MESSAGE, egressProblem, type Egress } from '#runtime';
 import type { FieldProblem } from '../errors.js';
 
 /**
@@ -7,7 +7,7 @@ import type { FieldProblem } from '../errors.js';
  * forbids is refused at once (422), instead of failing at every check. Names are judged at
  * connect time only (their addresses change).
  */
-export function literalEgressProblem(field: string, url: unknown, policy: EgressPolicy): FieldProblem[] {
+export function literalEgressProblem(field: string, url: unknown, policy: Egress): FieldProblem[] {
   if (typeof url !== 'string') return [];
   const address = literalAddressOf(url);
   const problem = address === null ? null : egressProblem(address, policy);
@@ -17,6 +17,6 @@ export function literalEgressProblem(field: string, url: unknown, policy: Egress
 /** The URL fields of contact details that Picket connects to. */
 const CONTACT_URL_FIELDS = ['url', 'webhook_url', 'endpoint'] as const;
 
-export function contactEgressProblems(details: Record<string, unknown>, policy: EgressPolicy): FieldProblem[] {
+export function contactEgressProblems(details: Record<string, unknown>, policy: Egress): FieldProblem[] {
   return CONTACT_URL_FIELDS.flatMap((key) => literalEgressProblem(`details.${key}`, details[key], policy));
 }

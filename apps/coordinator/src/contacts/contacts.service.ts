@@ -65,7 +65,7 @@ export class ContactsService {
       const checked = checkDetails(raw.channel, raw.details);
       problems.push(...checked.problems);
       details = checked.details;
-      if (details) problems.push(...contactEgressProblems(details, this.config.EGRESS_POLICY));
+      if (details) problems.push(...contactEgressProblems(details, this.config.egress()));
     }
     const dto = top.value;
     if (problems.length > 0 || !dto || !details) throw validationError(problems);
@@ -118,7 +118,7 @@ export class ContactsService {
       problems.push(...checked.problems);
       if (checked.details) {
         details = checked.details;
-        problems.push(...contactEgressProblems(details, this.config.EGRESS_POLICY));
+        problems.push(...contactEgressProblems(details, this.config.egress()));
       }
     }
     if (problems.length > 0 || !dto) throw validationError(problems);

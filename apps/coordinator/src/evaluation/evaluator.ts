@@ -1,4 +1,4 @@
-import { evaluate, type CheckOutcome, type MonitorEvent, type MonitorState } from './status.js';
+import { evaluate, type CheckOutcome, type IgnoredBecause, type MonitorEvent, type MonitorState } from './status.js';
 
 /** A result handed to the evaluator: the outcome plus where its region sat in the rotation. */
 export interface SubmittedResult extends CheckOutcome {
@@ -27,7 +27,7 @@ export type Submission =
       readonly events: readonly MonitorEvent[];
       readonly confirmed: boolean;
     }
-  | { readonly applied: false; readonly reason: 'unknown' | 'out_of_order' | 'missing' | 'forgotten' };
+  | { readonly applied: false; readonly reason: IgnoredBecause | 'missing' | 'forgotten' };
 
 /** Per-monitor queue: the tail of its evaluations and its state once loaded. */
 interface Lane {

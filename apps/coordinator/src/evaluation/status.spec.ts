@@ -77,6 +77,19 @@ describe('evaluate', () => {
       ],
     },
     {
+      name: 'BLOCKED (egress policy) results never turn a monitor down, nor up from pending',
+      start: pending,
+      threshold: 1,
+      steps: [
+        ['blocked', A],
+        ['blocked', B],
+      ] as Step[],
+      trace: [
+        { status: 'pending', down: 0, confirm: false, events: [] },
+        { status: 'pending', down: 0, confirm: false, events: [] },
+      ],
+    },
+    {
       name: 'UNKNOWNs alone never turn a monitor down, nor up',
       start: up,
       threshold: 1,
@@ -233,7 +246,7 @@ describe('evaluate', () => {
   });
 
   describe('properties', () => {
-    const statuses = fc.constantFrom<CheckStatus>('up', 'down', 'unknown');
+    const statuses = fc.constantFrom<CheckStatus>('up', 'down', 'unknown', 'blocked');
     const starts = fc.constantFrom(up, pending, down);
     const thresholds = fc.integer({ min: 1, max: 5 });
 
@@ -249,14 +262,14 @@ describe('evaluate', () => {
       return { status: state.status, consecutiveDown: state.consecutiveDown, events };
     }
 
-    it('UNKNOWN results change nothing wherever they fall', () => {
+    it('UNKNOWN and BLOCKED results change nothing wherever they fall', () => {
       fc.assert(
         fc.property(starts, thresholds, fc.array(statuses, { maxLength: 30 }), (start, threshold, sequence) => {
-          // Same positions (so the same scheduledAt), UNKNOWNs replaced by nothing at all.
+          // Same positions (so the same scheduledAt), UNKNOWNs and BLOCKEDs replaced by nothing at all.
           let state = start;
           const events: string[] = [];
           sequence.forEach((status, i) => {
-            if (status === 'unknown') return;
+            if (status === 'unknown' || status === 'blocked') return;
             const scheduledAt = T0 + i * 1000;
             const evaluation = evaluate(state, { status, region: A, scheduledAt, checkedAt: scheduledAt }, threshold);
             state = evaluation.state;
@@ -276,7 +289,7 @@ describe('evaluate', () => {
       fc.assert(
         fc.property(thresholds, fc.array(statuses, { maxLength: 30 }), (threshold, sequence) => {
           const outcome = run(up, threshold, sequence);
-          const verdicts = sequence.filter((s) => s !== 'unknown');
+          const verdicts = sequence.filter((s) => s === 'up' || s === 'down');
           const lastUp = verdicts.lastIndexOf('up');
           const downsSinceUp = verdicts.length - lastUp - 1;
           expect(outcome.consecutiveDown).toBe(downsSinceUp);

@@ -1,4 +1,4 @@
-import type { CheckStatus, RegionId } from '#contracts';
+import { isDecided, type CheckStatus, type RegionId } from '#contracts';
 
 /**
  * How results decide a monitor's status (DECISIONS §4, security-and-reliability §7), as one
@@ -53,7 +53,7 @@ export interface StatusChangedEvent {
 /** What evaluation reports; a discriminated union on `type`, to grow (incidents, certificates). */
 export type MonitorEvent = StatusChangedEvent;
 
-export type IgnoredBecause = 'unknown' | 'out_of_order';
+export type IgnoredBecause = 'unknown' | 'blocked' | 'out_of_order';
 
 export interface Evaluation {
   readonly state: MonitorState;
@@ -73,7 +73,7 @@ export function evaluate(state: MonitorState, result: CheckOutcome, failThreshol
   if (!Number.isSafeInteger(failThreshold) || failThreshold < 1) {
     throw new RangeError(`failThreshold must be a positive integer, got ${failThreshold}`);
   }
-  if (result.status === 'unknown') return ignore(state, 'unknown');
+  if (!isDecided(result.status)) return ignore(state, result.status);
   if (result.scheduledAt <= state.lastScheduledAt) return ignore(state, 'out_of_order');
 
   const at = Math.floor(result.checkedAt / 1000);

@@ -125,7 +125,7 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
 
   it('keeps per-day roll-ups per monitor and region exact across flushes: counts, sums and nearest-rank p95', async () => {
     const at = (dayOffset: number, second: number) => NOW_S + dayOffset * SECONDS_PER_DAY - 3_600 + second;
-    // Today, eu-west-1: up 1..20 ms in two flushes, two downs (their times do not count), one unknown.
+    // Today, eu-west-1: up 1..20 ms in two flushes, two downs (their times do not count), one unknown, one blocked.
     for (let ms = 1; ms <= 10; ms++) writer.add(probeResult(MONITOR, 'eu-west-1', 'up', ms * 10), at(0, ms));
     writer.add(probeResult(MONITOR, 'eu-west-1', 'down', 5_000), at(0, 100));
     await writer.flush();
@@ -143,6 +143,7 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
     for (let ms = 11; ms <= 20; ms++) writer.add(probeResult(MONITOR, 'eu-west-1', 'up', ms * 10), at(0, ms));
     writer.add(probeResult(MONITOR, 'eu-west-1', 'down', null), at(0, 101));
     writer.add(probeResult(MONITOR, 'eu-west-1', 'unknown', null), at(0, 102));
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'blocked', null), at(0, 103));
     // Yesterday, same region, and another monitor today: separate keys.
     writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 999), at(-1, 7_200));
     writer.add(probeResult(OTHER_MONITOR, 'eu-west-1', 'up', 7), at(0, 0));
@@ -151,9 +152,9 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
     await writer.flush();
 
     expect(await rollup(MONITOR, TODAY, 'eu-west-1')).toMatchObject({
-      checks: 23,
+      checks: 24,
       failures: 2,
-      unknowns: 1,
+      unknowns: 2,
       sumResponseMs: 2_100,
       countResponse: 20,
       // ceil(0.95 × 20) = 19th smallest.
@@ -172,9 +173,9 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
 
     const raw = await repository.rawFigures(MONITOR, NOW_S - SECONDS_PER_DAY, NOW_S);
     expect(raw.overall).toEqual({
-      checks: 25,
+      checks: 26,
       failures: 2,
-      unknowns: 1,
+      unknowns: 2,
       sumResponseMs: 2_100 + 999,
       countResponse: 21,
       // 21 values (10..200 and 999): ceil(0.95 × 21) = 20th smallest.
@@ -183,9 +184,9 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
     expect(raw.regions.sort((x, y) => x.region.localeCompare(y.region))).toEqual([
       {
         region: 'eu-west-1',
-        checks: 24,
+        checks: 25,
         failures: 2,
-        unknowns: 1,
+        unknowns: 2,
         sumResponseMs: 3_099,
         countResponse: 21,
         p95ResponseMs: 200,

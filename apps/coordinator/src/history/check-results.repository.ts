@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
-import type { RegionId } from '#contracts';
+import { UNDECIDED_STATUSES, type RegionId } from '#contracts';
 import { pageOffset, type PageRequest } from '../common/pagination.js';
 import { Database } from '../database/database.js';
 import { MonitorEntity } from '../monitors/monitor.entity.js';
@@ -21,6 +21,8 @@ export type RegionFigures = Figures & { region: RegionId };
 
 /** (monitor, region) pairs whose roll-ups one statement recomputes (bounds the OR list). */
 const KEYS_PER_STATEMENT = 100;
+/** UNKNOWN and BLOCKED: counted as `unknowns`, which uptime leaves out. Constants, so inlined in SQL. */
+const UNDECIDED_SQL = UNDECIDED_STATUSES.map((status) => `'${status}'`).join(', ');
 
 /** Rows one retention DELETE removes, so no single transaction holds the database long. */
 export const RETENTION_DELETE_BATCH = 5_000;
@@ -190,7 +192,7 @@ export class CheckResultsRepository {
   ): Promise<AggregateRow[]> {
     qb.select('COUNT(*)', 'checks')
       .addSelect("SUM(CASE WHEN r.status = 'down' THEN 1 ELSE 0 END)", 'failures')
-      .addSelect("SUM(CASE WHEN r.status = 'unknown' THEN 1 ELSE 0 END)", 'unknowns')
+      .addSelect(`SUM(CASE WHEN r.status IN (${UNDECIDED_SQL}) THEN 1 ELSE 0 END)`, 'unknowns')
       .addSelect("SUM(CASE WHEN r.status = 'up' THEN r.response_time_ms END)", 'sum_response_ms')
       .addSelect("COUNT(CASE WHEN r.status = 'up' THEN r.response_time_ms END)", 'count_response');
     for (const column of groups) qb.addSelect(`r.${column}`, column).addGroupBy(`r.${column}`);

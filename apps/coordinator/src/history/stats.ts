@@ -57,7 +57,7 @@ export interface Figures {
   checks: number;
   /** DOWN results. */
   failures: number;
-  /** UNKNOWN results. */
+  /** UNKNOWN and BLOCKED results: they decide nothing. */
   unknowns: number;
   /** Sum and number of the response times of UP results that have one. */
   sumResponseMs: number;
@@ -115,7 +115,7 @@ export interface StatsFiguresJson {
   checks: number;
   failures: number;
   unknowns: number;
-  /** UP / (UP + DOWN) × 100, rounded to 4 decimals; UNKNOWN results do not count; null without any. */
+  /** UP / (UP + DOWN) × 100, rounded to 4 decimals; UNKNOWN and BLOCKED results do not count; null without any. */
   uptime_percent: number | null;
   /** Mean response time of UP results, rounded to whole ms; null without any. */
   mean_response_ms: number | null;

@@ -129,7 +129,7 @@ export class MonitorsService {
     const blocked = literalEgressProblem(
       `settings.${monitor.monitorType}.url`,
       monitor.settings.url,
-      this.config.EGRESS_POLICY,
+      this.config.egress(),
     );
     if (blocked.length > 0) throw validationError(blocked);
     try {

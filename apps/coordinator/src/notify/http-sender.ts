@@ -1,4 +1,4 @@
-import { assertEgressLiteral, EGRESS_BLOCKED, egressMessage, guardedLookup, type EgressPolicy } from '#runtime';
+import { assertEgressLiteral, EGRESS_BLOCKED, egressMessage, guardedLookup, type Egress } from '#runtime';
 import got, { type Agents } from 'got';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -42,7 +42,7 @@ export interface HttpSenderOptions {
   /** Name resolution for every connection (the egress guard wraps it). */
   lookup?: LookupFunction;
   /** EGRESS_POLICY: judges every connection's address (names at lookup, IP literals before the request). */
-  egress?: EgressPolicy;
+  egress?: Egress;
   timeoutMs?: number;
 }
 
@@ -54,7 +54,7 @@ export class HttpSender {
   private readonly ca: string[] | undefined;
 
   private readonly lookup: LookupFunction;
-  private readonly egress: EgressPolicy;
+  private readonly egress: Egress;
 
   constructor(private readonly options: HttpSenderOptions = {}) {
     this.ca = options.ca?.length ? [...rootCertificates, ...options.ca] : undefined;

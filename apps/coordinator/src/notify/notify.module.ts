@@ -26,7 +26,7 @@ import { loadOrCreateVapidKeys } from './vapid-keys.js';
         const ca = config.NOTIFY_CA_FILE ? [readFileSync(config.NOTIFY_CA_FILE, 'utf8')] : undefined;
         const vapid = await loadOrCreateVapidKeys(dataSource, generateVapidKeys);
         return createNotifierTable({
-          http: new HttpSender({ ca, egress: config.EGRESS_POLICY }),
+          http: new HttpSender({ ca, egress: config.egress() }),
           endpoints: {
             pagerDutyEventsUrl: config.PAGERDUTY_EVENTS_URL,
             opsgenieApiUrl: config.OPSGENIE_API_URL,

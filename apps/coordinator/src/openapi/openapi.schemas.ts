@@ -546,7 +546,7 @@ const checkFields = {
   status: {
     enum: [...CHECK_STATUSES],
     description:
-      '`unknown`: Picket could not tell (no agent for the region, an internal error); never counts as up or down.',
+      '`unknown`: Picket could not tell (no agent for the region, an internal error); `blocked`: the egress policy refused the address. Neither counts as up or down.',
   },
   response_time_ms: phaseTime('Total time of the check when it reached a verdict, else null.'),
   timings: ref('CheckTimings'),
@@ -564,7 +564,7 @@ const checkFields = {
 const statsFiguresFields = {
   checks: count('Results in the period: up, down and unknown.'),
   failures: count('Down results.'),
-  unknowns: count('Unknown results (excluded from the uptime).'),
+  unknowns: count('Unknown and blocked results (excluded from the uptime).'),
   uptime_percent: nullable({
     type: 'number',
     minimum: 0,

@@ -74,7 +74,7 @@ export async function createProbeTransport(deps: TransportDeps): Promise<ProbeTr
   const executor = new ProbeExecutor({
     agentId: EMBEDDED_AGENT_ID,
     clock,
-    table: createProberTable({ pinger, egress: config.EGRESS_POLICY }),
+    table: createProberTable({ pinger, egress: config.egress() }),
     maxInFlight: config.EMBEDDED_MAX_IN_FLIGHT,
     onBug: (error, request) => {
       const detail = error instanceof Error ? error.stack : String(error);
