@@ -30,3 +30,15 @@ export function probeResult(
     started_at: scheduledAt,
   };
 }
+
+/**
+ * A number within `relative` of `value`: roll-up p95s come from response-time histograms,
+ * exact below 100 ms and within 1 % above (apps/coordinator/src/history/histogram.ts).
+ */
+export function approximately(value: number, relative = 0.01) {
+  return {
+    asymmetricMatch: (actual: unknown) => typeof actual === 'number' && Math.abs(actual - value) <= value * relative,
+    toString: () => `approximately ${value} (±${relative * 100} %)`,
+    toAsymmetricMatcher: () => `approximately(${value})`,
+  };
+}

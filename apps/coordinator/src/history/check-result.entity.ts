@@ -68,8 +68,8 @@ export class CheckResultEntity {
 
 /**
  * Per-day figures of one monitor in one region (UTC day number: floor(checked_at / 86400)),
- * kept at least 90 days. Recomputed from the day's raw rows whenever results of that day
- * are written (see CheckResultsRepository.writeBatch).
+ * kept at least 90 days. Each stored result is added to its roll-up in the transaction that
+ * stores it (see CheckResultsRepository.writeBatch).
  */
 @Entity({ name: 'check_rollups' })
 export class CheckRollupEntity {
@@ -94,7 +94,7 @@ export class CheckRollupEntity {
   @Column({ type: 'integer' })
   failures!: number;
 
-  /** UNKNOWN results (never counted as up or down). */
+  /** UNKNOWN and BLOCKED results (never counted as up or down). */
   @Column({ type: 'integer' })
   unknowns!: number;
 
@@ -109,4 +109,11 @@ export class CheckRollupEntity {
   /** Nearest-rank 95th percentile of those response times; null when there are none. */
   @Column({ name: 'p95_response_ms', type: 'integer', nullable: true })
   p95ResponseMs!: number | null;
+
+  /**
+   * The day's UP response times as a histogram (history/histogram.ts, JSON text), so each batch
+   * of results can be added without re-reading the day; null for roll-ups stored before it existed.
+   */
+  @Column({ type: 'text', nullable: true })
+  histogram!: string | null;
 }

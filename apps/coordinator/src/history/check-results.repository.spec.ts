@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { RegionId } from '#contracts';
 import { ManualClock } from '#runtime';
-import { probeResult } from '../../../../test/support/check-results.js';
+import { approximately, probeResult } from '../../../../test/support/check-results.js';
 import { testDatabases, type TestDatabase } from '../../../../test/support/databases.js';
 import { createCoordinatorApp } from '../app.js';
 import { AccountEntity } from '../auth/account.entity.js';
@@ -14,6 +14,7 @@ import { migrate } from '../database/migrate.js';
 import { MonitorEntity } from '../monitors/monitor.entity.js';
 import { CheckResultEntity, CheckRollupEntity } from './check-result.entity.js';
 import { CheckResultsRepository } from './check-results.repository.js';
+import { bucketOf } from './histogram.js';
 import { ResultsRetention } from './results-retention.js';
 import { RESULTS_BATCH_SIZE, ResultsWriter } from './results-writer.js';
 import { dayOf, SECONDS_PER_DAY } from './stats.js';
@@ -139,6 +140,7 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
       sumResponseMs: 550,
       countResponse: 10,
       p95ResponseMs: 100,
+      histogram: '{"10":1,"20":1,"30":1,"40":1,"50":1,"60":1,"70":1,"80":1,"90":1,"100":1}',
     });
     for (let ms = 11; ms <= 20; ms++) writer.add(probeResult(MONITOR, 'eu-west-1', 'up', ms * 10), at(0, ms));
     writer.add(probeResult(MONITOR, 'eu-west-1', 'down', null), at(0, 101));
@@ -158,9 +160,12 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
       sumResponseMs: 2_100,
       countResponse: 20,
       // ceil(0.95 × 20) = 19th smallest.
-      p95ResponseMs: 190,
+      p95ResponseMs: approximately(190),
     });
-    expect(await rollup(MONITOR, TODAY - 1, 'eu-west-1')).toMatchObject({ checks: 1, p95ResponseMs: 999 });
+    expect(await rollup(MONITOR, TODAY - 1, 'eu-west-1')).toMatchObject({
+      checks: 1,
+      p95ResponseMs: approximately(999),
+    });
     expect(await rollup(OTHER_MONITOR, TODAY, 'eu-west-1')).toMatchObject({ checks: 1, p95ResponseMs: 7 });
     expect(await rollup(MONITOR, TODAY, 'us-east-1')).toMatchObject({
       checks: 1,
@@ -201,6 +206,30 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
         p95ResponseMs: null,
       },
     ]);
+  });
+
+  it('recomputes once from raw rows a roll-up stored before histograms existed, then adds to it', async () => {
+    for (const ms of [120, 140, 160]) writer.add(probeResult(MONITOR, 'eu-west-1', 'up', ms), NOW_S - 300 + ms);
+    await writer.flush();
+    // As an older Picket left it: no histogram, and figures that only a recompute can repair.
+    await ds.manager.update(
+      CheckRollupEntity,
+      { monitorId: MONITOR, day: TODAY, region: 'eu-west-1' },
+      { histogram: null, checks: 1, sumResponseMs: 1, countResponse: 1, p95ResponseMs: 1 },
+    );
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'down', null), NOW_S - 10);
+    await writer.flush();
+    const recomputed = await rollup(MONITOR, TODAY, 'eu-west-1');
+    expect(recomputed).toMatchObject({ checks: 4, failures: 1, sumResponseMs: 420, countResponse: 3 });
+    expect(recomputed?.histogram).toBe(JSON.stringify({ [bucketOf(120)]: 1, [bucketOf(140)]: 1, [bucketOf(160)]: 1 }));
+    expect(recomputed?.p95ResponseMs).toEqual(approximately(160));
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 50), NOW_S - 5);
+    await writer.flush();
+    expect(await rollup(MONITOR, TODAY, 'eu-west-1')).toMatchObject({
+      checks: 5,
+      sumResponseMs: 470,
+      countResponse: 4,
+    });
   });
 
   it('drops results of unknown monitors and results older than the retention without failing the batch', async () => {
@@ -354,7 +383,7 @@ if (SHARED.length > 0) {
           checks: times.length,
           sumResponseMs: times.reduce((x, y) => x + y),
           countResponse: times.length,
-          p95ResponseMs: [...times].sort((x, y) => x - y)[Math.ceil(0.95 * times.length) - 1],
+          p95ResponseMs: approximately([...times].sort((x, y) => x - y)[Math.ceil(0.95 * times.length) - 1]!),
         });
       } finally {
         for (const ds of sources) if (ds.isInitialized) await ds.destroy();

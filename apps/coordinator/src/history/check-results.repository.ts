@@ -1,11 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
-import { UNDECIDED_STATUSES, type RegionId } from '#contracts';
+import { isDecided, UNDECIDED_STATUSES, type RegionId } from '#contracts';
 import { pageOffset, type PageRequest } from '../common/pagination.js';
 import { Database } from '../database/database.js';
 import { MonitorEntity } from '../monitors/monitor.entity.js';
 import { CheckResultEntity, CheckRollupEntity } from './check-result.entity.js';
-import { dayStart, SECONDS_PER_DAY, type Figures } from './stats.js';
+import {
+  addToHistogram,
+  histogramFromText,
+  histogramP95,
+  histogramToText,
+  mergeHistograms,
+  type Histogram,
+} from './histogram.js';
+import { dayOf, dayStart, type Figures } from './stats.js';
 
 /** A result ready to store (built by the ResultsWriter from a ProbeResult). */
 export type NewCheckResult = Omit<CheckResultEntity, 'monitor'>;
@@ -19,7 +27,53 @@ export interface CheckListQuery {
 
 export type RegionFigures = Figures & { region: RegionId };
 
-/** (monitor, region) pairs whose roll-ups one statement recomputes (bounds the OR list). */
+/** The stored columns of a result, in the order insertNew binds them. */
+const RESULT_COLUMNS = [
+  'id',
+  'monitor_id',
+  'check_id',
+  'region',
+  'status',
+  'phase',
+  'error',
+  'response_time_ms',
+  'timings',
+  'http_status',
+  'cert_not_after',
+  'agent_id',
+  'checker_ip',
+  'scheduled_at',
+  'checked_at',
+] as const;
+
+/** The columns of a roll-up: its key, then its figures. */
+const ROLLUP_COLUMNS = [
+  'monitor_id',
+  'day',
+  'region',
+  'checks',
+  'failures',
+  'unknowns',
+  'sum_response_ms',
+  'count_response',
+  'p95_response_ms',
+  'histogram',
+] as const;
+
+interface StoredRollupRow {
+  monitor_id: string;
+  day: string | number;
+  region: RegionId;
+  checks: string | number;
+  failures: string | number;
+  unknowns: string | number;
+  sum_response_ms: string | number;
+  count_response: string | number;
+  p95_response_ms: string | number | null;
+  histogram: string | null;
+}
+
+/** Roll-up keys one statement reads or recomputes (bounds the OR list). */
 const KEYS_PER_STATEMENT = 100;
 /** UNKNOWN and BLOCKED: counted as `unknowns`, which uptime leaves out. Constants, so inlined in SQL. */
 const UNDECIDED_SQL = UNDECIDED_STATUSES.map((status) => `'${status}'`).join(', ');
@@ -33,6 +87,25 @@ const ROLLUP_LOCK_CLASS = 7_460_118;
 interface Key {
   monitorId: string;
   region: RegionId;
+}
+
+/** What one batch adds to one roll-up. */
+interface RollupDelta extends Key {
+  day: number;
+  checks: number;
+  failures: number;
+  unknowns: number;
+  sum: number;
+  count: number;
+  histogram: Histogram;
+}
+
+const rollupKeyOf = (monitorId: string, day: number, region: string) => `${monitorId} ${day} ${region}`;
+
+function groupByDay(deltas: readonly RollupDelta[]): Map<number, Key[]> {
+  const byDay = new Map<number, Key[]>();
+  for (const { monitorId, region, day } of deltas) byDay.set(day, [...(byDay.get(day) ?? []), { monitorId, region }]);
+  return byDay;
 }
 
 interface AggregateRow {
@@ -76,11 +149,13 @@ export class CheckResultsRepository {
 
   /**
    * Stores a batch in one transaction: results of monitors that no longer exist are dropped,
-   * a check_id already stored changes nothing (insert-or-ignore on both databases), then the
-   * roll-ups of every (monitor, day, region) the batch touches with `day >= rollupFromDay`
-   * are recomputed from that day's raw rows, p95 included. Recomputing (rather than adding
-   * to) the roll-up makes it idempotent: duplicates, retries and late results leave it exact.
-   * Returns how many results belonged to existing monitors.
+   * a check_id already stored changes nothing (insert-or-ignore on both databases), and the
+   * results actually inserted are added to the roll-ups of their (monitor, day, region) with
+   * `day >= rollupFromDay`: counts and sums add up, and the response times go into the
+   * roll-up's histogram, whose p95 the roll-up keeps. Adding only what was inserted keeps the
+   * roll-ups exact under duplicates and retries, and a batch costs the same whatever the day
+   * already holds. A roll-up written before histograms existed is recomputed from its day's
+   * raw rows once. Returns how many results belonged to existing monitors.
    */
   async writeBatch(rows: readonly NewCheckResult[], rollupFromDay: number): Promise<number> {
     if (rows.length === 0) return 0;
@@ -88,31 +163,183 @@ export class CheckResultsRepository {
       const existing = await this.lockMonitors(m, [...new Set(rows.map((r) => r.monitorId))]);
       const kept = rows.filter((r) => existing.has(r.monitorId));
       if (kept.length === 0) return 0;
-      await m
-        .createQueryBuilder()
-        .insert()
-        .into(CheckResultEntity)
-        .values(kept.map((r) => ({ ...r })))
-        .orIgnore()
-        .updateEntity(false)
-        .execute();
-
-      const byDay = new Map<number, Map<string, Key>>();
-      for (const r of kept) {
-        const day = Math.floor(r.checkedAt / SECONDS_PER_DAY);
-        if (day < rollupFromDay) continue;
-        const keys = byDay.get(day) ?? new Map<string, Key>();
-        keys.set(keyOf(r.monitorId, r.region), { monitorId: r.monitorId, region: r.region });
-        byDay.set(day, keys);
-      }
-      for (const [day, keys] of byDay) {
-        const list = [...keys.values()];
-        for (let i = 0; i < list.length; i += KEYS_PER_STATEMENT) {
-          await this.recomputeRollups(m, day, list.slice(i, i + KEYS_PER_STATEMENT));
-        }
-      }
+      const inserted = await this.insertNew(m, kept);
+      await this.addToRollups(
+        m,
+        inserted.filter((r) => dayOf(r.checkedAt) >= rollupFromDay),
+      );
       return kept.length;
     });
+  }
+
+  /**
+   * Inserts the rows whose check_id is new; returns those (the others were stored before).
+   * One plain multi-row statement: TypeORM's insert builder spent more time on its
+   * parameters than the database on the rows (see docs/benchmarks.md, Ingest).
+   */
+  private async insertNew(m: EntityManager, rows: readonly NewCheckResult[]): Promise<NewCheckResult[]> {
+    const values = this.values(
+      rows.map((r) => [
+        r.id,
+        r.monitorId,
+        r.checkId,
+        r.region,
+        r.status,
+        r.phase,
+        r.error,
+        r.responseTimeMs,
+        JSON.stringify(r.timings),
+        r.httpStatus,
+        r.certNotAfter,
+        r.agentId,
+        r.checkerIp,
+        r.scheduledAt,
+        r.checkedAt,
+      ]),
+    );
+    const columns = RESULT_COLUMNS.map((c) => `"${c}"`).join(', ');
+    const sql =
+      this.db.dialect === 'postgres'
+        ? `INSERT INTO "check_results" (${columns}) VALUES ${values.sql} ON CONFLICT DO NOTHING RETURNING "check_id"`
+        : `INSERT OR IGNORE INTO "check_results" (${columns}) VALUES ${values.sql} RETURNING "check_id"`;
+    // Both databases return only the rows the statement really inserted; within a batch, the
+    // first row of a check_id is the one inserted.
+    const returned: { check_id: string }[] = await m.query(sql, values.parameters);
+    const fresh = new Set(returned.map((row) => row.check_id));
+    return rows.filter((r) => fresh.delete(r.checkId));
+  }
+
+  /** Adds freshly inserted results to their roll-ups (see writeBatch). */
+  private async addToRollups(m: EntityManager, rows: readonly NewCheckResult[]): Promise<void> {
+    const deltas = new Map<string, RollupDelta>();
+    for (const r of rows) {
+      const day = dayOf(r.checkedAt);
+      const key = rollupKeyOf(r.monitorId, day, r.region);
+      let delta = deltas.get(key);
+      if (!delta) {
+        delta = {
+          monitorId: r.monitorId,
+          day,
+          region: r.region,
+          checks: 0,
+          failures: 0,
+          unknowns: 0,
+          sum: 0,
+          count: 0,
+          histogram: {},
+        };
+        deltas.set(key, delta);
+      }
+      delta.checks++;
+      if (r.status === 'down') delta.failures++;
+      else if (!isDecided(r.status)) delta.unknowns++;
+      else if (r.responseTimeMs !== null) {
+        delta.sum += r.responseTimeMs;
+        delta.count++;
+        addToHistogram(delta.histogram, r.responseTimeMs);
+      }
+    }
+    const list = [...deltas.values()];
+    for (let i = 0; i < list.length; i += KEYS_PER_STATEMENT) {
+      const chunk = list.slice(i, i + KEYS_PER_STATEMENT);
+      const stored = new Map(
+        (await this.storedRollups(m, chunk)).map((u) => [rollupKeyOf(u.monitorId, u.day, u.region), u]),
+      );
+      const merged: CheckRollupEntity[] = [];
+      const legacy: RollupDelta[] = [];
+      for (const delta of chunk) {
+        const before = stored.get(rollupKeyOf(delta.monitorId, delta.day, delta.region));
+        if (before && before.histogram === null && before.countResponse > 0) {
+          legacy.push(delta);
+          continue;
+        }
+        const histogram = mergeHistograms(histogramFromText(before?.histogram), delta.histogram);
+        merged.push({
+          monitorId: delta.monitorId,
+          day: delta.day,
+          region: delta.region,
+          checks: (before?.checks ?? 0) + delta.checks,
+          failures: (before?.failures ?? 0) + delta.failures,
+          unknowns: (before?.unknowns ?? 0) + delta.unknowns,
+          sumResponseMs: (before?.sumResponseMs ?? 0) + delta.sum,
+          countResponse: (before?.countResponse ?? 0) + delta.count,
+          p95ResponseMs: histogramP95(histogram),
+          histogram: histogramToText(histogram),
+        });
+      }
+      await this.upsertRollups(m, merged);
+      for (const [day, keys] of groupByDay(legacy)) await this.recomputeRollups(m, day, keys);
+    }
+  }
+
+  /** The stored roll-ups of these (monitor, day, region) keys (plain SQL, like insertNew). */
+  private async storedRollups(m: EntityManager, keys: readonly RollupDelta[]): Promise<CheckRollupEntity[]> {
+    const parameters: unknown[] = [];
+    const mark = this.placeholder();
+    const terms = keys.map((key) => {
+      parameters.push(key.monitorId, key.day, key.region);
+      const n = parameters.length;
+      return `("monitor_id" = ${mark(n - 2)} AND "day" = ${mark(n - 1)} AND "region" = ${mark(n)})`;
+    });
+    const rows: StoredRollupRow[] = await m.query(
+      `SELECT ${ROLLUP_COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "check_rollups" WHERE ${terms.join(' OR ')}`,
+      parameters,
+    );
+    return rows.map((row) => ({
+      monitorId: row.monitor_id,
+      day: Number(row.day),
+      region: row.region,
+      checks: Number(row.checks),
+      failures: Number(row.failures),
+      unknowns: Number(row.unknowns),
+      sumResponseMs: Number(row.sum_response_ms),
+      countResponse: Number(row.count_response),
+      p95ResponseMs: row.p95_response_ms === null ? null : Number(row.p95_response_ms),
+      histogram: row.histogram,
+    }));
+  }
+
+  private async upsertRollups(m: EntityManager, rollups: readonly CheckRollupEntity[]): Promise<void> {
+    if (rollups.length === 0) return;
+    const values = this.values(
+      rollups.map((u) => [
+        u.monitorId,
+        u.day,
+        u.region,
+        u.checks,
+        u.failures,
+        u.unknowns,
+        u.sumResponseMs,
+        u.countResponse,
+        u.p95ResponseMs,
+        u.histogram,
+      ]),
+    );
+    const updates = ROLLUP_COLUMNS.slice(3).map((c) => `"${c}" = EXCLUDED."${c}"`);
+    await m.query(
+      `INSERT INTO "check_rollups" (${ROLLUP_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES ${values.sql} ` +
+        `ON CONFLICT ("monitor_id", "day", "region") DO UPDATE SET ${updates.join(', ')}`,
+      values.parameters,
+    );
+  }
+
+  /** Bind markers of this database: `$n` (PostgreSQL) or `?` (SQLite, bound in order). */
+  private placeholder(): (n: number) => string {
+    return this.db.dialect === 'postgres' ? (n) => `$${n}` : () => '?';
+  }
+
+  /** A multi-row VALUES list and its parameters. */
+  private values(rows: readonly (readonly unknown[])[]): { sql: string; parameters: unknown[] } {
+    const mark = this.placeholder();
+    const parameters: unknown[] = [];
+    const tuples = rows.map((row) => {
+      const marks = row.map((value) => {
+        parameters.push(value);
+        return mark(parameters.length);
+      });
+      return `(${marks.join(', ')})`;
+    });
+    return { sql: tuples.join(', '), parameters };
   }
 
   /**
@@ -139,6 +366,7 @@ export class CheckResultsRepository {
     return new Set(found.map((row) => row.id));
   }
 
+  /** Roll-ups of these keys rebuilt from their day's raw rows (roll-ups stored before histograms existed). */
   private async recomputeRollups(m: EntityManager, day: number, keys: readonly Key[]): Promise<void> {
     const scope = (qb: SelectQueryBuilder<CheckResultEntity>) => {
       const terms = keys.map((_, i) => `(r.monitor_id = :m${i} AND r.region = :g${i})`);
@@ -157,32 +385,42 @@ export class CheckResultsRepository {
       'region',
     ]);
     if (aggregates.length === 0) return;
-    const p95s = await this.p95By(m, scope(m.createQueryBuilder(CheckResultEntity, 'r')), ['monitor_id', 'region']);
-    const rollups = aggregates.map((row) => {
-      const figures = figuresOf(row, p95s.get(keyOf(row.monitor_id ?? '', row.region ?? '')) ?? null);
-      return {
-        monitorId: row.monitor_id ?? '',
-        day,
-        region: row.region as RegionId,
-        checks: figures.checks,
-        failures: figures.failures,
-        unknowns: figures.unknowns,
-        sumResponseMs: figures.sumResponseMs,
-        countResponse: figures.countResponse,
-        p95ResponseMs: figures.p95ResponseMs,
-      };
-    });
-    await m
-      .createQueryBuilder()
-      .insert()
-      .into(CheckRollupEntity)
-      .values(rollups)
-      .orUpdate(
-        ['checks', 'failures', 'unknowns', 'sum_response_ms', 'count_response', 'p95_response_ms'],
-        ['monitor_id', 'day', 'region'],
-      )
-      .updateEntity(false)
-      .execute();
+    const times = await scope(m.createQueryBuilder(CheckResultEntity, 'r'))
+      .select('r.monitor_id', 'monitor_id')
+      .addSelect('r.region', 'region')
+      .addSelect('r.response_time_ms', 'ms')
+      .addSelect('COUNT(*)', 'n')
+      .andWhere(UP_WITH_TIME)
+      .groupBy('r.monitor_id')
+      .addGroupBy('r.region')
+      .addGroupBy('r.response_time_ms')
+      .getRawMany<{ monitor_id: string; region: string; ms: string | number; n: string | number }>();
+    const histograms = new Map<string, Histogram>();
+    for (const row of times) {
+      const key = keyOf(row.monitor_id, row.region);
+      const histogram = histograms.get(key) ?? {};
+      addToHistogram(histogram, Number(row.ms), Number(row.n));
+      histograms.set(key, histogram);
+    }
+    await this.upsertRollups(
+      m,
+      aggregates.map((row) => {
+        const histogram = histograms.get(keyOf(row.monitor_id ?? '', row.region ?? '')) ?? {};
+        const figures = figuresOf(row, histogramP95(histogram));
+        return {
+          monitorId: row.monitor_id ?? '',
+          day,
+          region: row.region as RegionId,
+          checks: figures.checks,
+          failures: figures.failures,
+          unknowns: figures.unknowns,
+          sumResponseMs: figures.sumResponseMs,
+          countResponse: figures.countResponse,
+          p95ResponseMs: figures.p95ResponseMs,
+          histogram: histogramToText(histogram),
+        };
+      }),
+    );
   }
 
   /** Counts and response-time sums of the scoped rows, grouped by `groups` (column names of r). */

@@ -46,8 +46,8 @@ export class HistoryService {
 
   /**
    * 24h from raw results (p95 exact); 7d, 30d and 90d from the daily roll-ups of those UTC
-   * days up to today. Today's roll-up is recomputed from today's raw results at every flush,
-   * so it is today's raw data; a longer period's p95 combines the daily p95s (stats.combine).
+   * days up to today. Every stored result is added to its day's roll-up at once, so today's
+   * is today's raw data; a period's p95 is that of the merged daily histograms (stats.combine).
    */
   async stats(accountId: string, monitorId: string, query: StatsQuery): Promise<MonitorStatsJson> {
     const monitorRegions = await this.monitorRegions(accountId, monitorId);

@@ -3,6 +3,7 @@
  * combining per-day roll-ups, and the figures the API answers with.
  */
 import type { RegionId } from '#contracts';
+import { histogramFromText, histogramP95, histogramToText, mergeHistograms, type Histogram } from './histogram.js';
 
 export const SECONDS_PER_DAY = 86_400;
 
@@ -64,6 +65,8 @@ export interface Figures {
   countResponse: number;
   /** Nearest-rank p95 of those response times, or null when there are none. */
   p95ResponseMs: number | null;
+  /** Roll-ups: those response times as a stored histogram (history/histogram.ts); null for older roll-ups. */
+  histogram?: string | null;
 }
 
 export const NO_FIGURES: Figures = {
@@ -76,14 +79,16 @@ export const NO_FIGURES: Figures = {
 };
 
 /**
- * Several figures combined. Counts and sums add up exactly; the p95 of the whole cannot be
- * recovered from the parts' p95s, so it is estimated as the nearest-rank 95th percentile of
- * the parts' p95 values, each weighted by its number of response times (exact when one part
- * holds them all).
+ * Several figures combined. Counts and sums add up exactly. The p95 of the whole is the p95
+ * of the parts' merged histograms when every part with response times has one (roll-ups);
+ * otherwise (roll-ups stored before histograms) it is estimated as the nearest-rank 95th
+ * percentile of the parts' p95 values, each weighted by its number of response times.
  */
 export function combine(parts: readonly Figures[]): Figures {
   const total = { ...NO_FIGURES };
   const weighted: { value: number; weight: number }[] = [];
+  const merged: Histogram = {};
+  let histograms = true;
   for (const part of parts) {
     total.checks += part.checks;
     total.failures += part.failures;
@@ -92,9 +97,16 @@ export function combine(parts: readonly Figures[]): Figures {
     total.countResponse += part.countResponse;
     if (part.p95ResponseMs !== null && part.countResponse > 0) {
       weighted.push({ value: part.p95ResponseMs, weight: part.countResponse });
+      if (part.histogram) mergeHistograms(merged, histogramFromText(part.histogram));
+      else histograms = false;
     }
   }
-  total.p95ResponseMs = weightedP95(weighted);
+  if (histograms && weighted.length > 0) {
+    total.p95ResponseMs = histogramP95(merged);
+    total.histogram = histogramToText(merged);
+  } else {
+    total.p95ResponseMs = weightedP95(weighted);
+  }
   return total;
 }
 

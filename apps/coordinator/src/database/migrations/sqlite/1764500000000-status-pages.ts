@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Status pages (SQLite). */
-export class StatusPages1764200000000 implements MigrationInterface {
-  name = 'StatusPages1764200000000';
+export class StatusPages1764500000000 implements MigrationInterface {
+  name = 'StatusPages1764500000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE TABLE "status_pages" (

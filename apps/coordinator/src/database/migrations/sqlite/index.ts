@@ -2,9 +2,10 @@ import { InitialSchema1763800000000 } from './1763800000000-initial-schema.js';
 import { CheckHistory1763900000000 } from './1763900000000-check-history.js';
 import { Notifications1764000000000 } from './1764000000000-notifications.js';
 import { RateLimits1764100000000 } from './1764100000000-rate-limits.js';
-import { StatusPages1764200000000 } from './1764200000000-status-pages.js';
 import { Agents1764300000000 } from './1764300000000-agents.js';
 import { Cluster1764400000000 } from './1764400000000-cluster.js';
+import { StatusPages1764500000000 } from './1764500000000-status-pages.js';
+import { RollupHistograms1764600000000 } from './1764600000000-rollup-histograms.js';
 
 /** Reviewed SQLite migrations, oldest first. */
 export const SQLITE_MIGRATIONS = [
@@ -12,7 +13,8 @@ export const SQLITE_MIGRATIONS = [
   CheckHistory1763900000000,
   Notifications1764000000000,
   RateLimits1764100000000,
-  StatusPages1764200000000,
   Agents1764300000000,
   Cluster1764400000000,
+  StatusPages1764500000000,
+  RollupHistograms1764600000000,
 ];
