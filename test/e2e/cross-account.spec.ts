@@ -20,6 +20,7 @@ import { OutboxService } from '../../apps/coordinator/src/notify/outbox.service.
 import type { ApiClient, ApiResponse } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
+import { STATUS_OF_CODE } from '../support/error-codes.js';
 import { FakeReceiver, reply } from '../support/fake-receiver.js';
 import { createContact, createMonitor, monitorBody } from '../support/monitor-fixtures.js';
 
@@ -33,25 +34,6 @@ const ROUTE: { readonly [K in Kind]: { path: string; notFound: string } } = {
   contact: { path: '/api/contacts', notFound: 'CONTACT_NOT_FOUND' },
   incident: { path: '/api/incidents', notFound: 'INCIDENT_NOT_FOUND' },
   status_page: { path: '/api/status_pages', notFound: 'STATUS_PAGE_NOT_FOUND' },
-};
-
-/** DECISIONS §1: the status of every error code. */
-const STATUS_OF_CODE: Readonly<Record<string, number>> = {
-  VALIDATION_ERROR: 422,
-  INVALID_JSON: 400,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  PAYLOAD_TOO_LARGE: 413,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  MONITOR_NOT_FOUND: 404,
-  CONTACT_NOT_FOUND: 404,
-  INCIDENT_NOT_FOUND: 404,
-  STATUS_PAGE_NOT_FOUND: 404,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  READONLY_CHANNEL: 403,
-  SUBSCRIPTION_NOT_ACTIVE: 402,
-  RATE_LIMIT_EXCEEDED: 429,
 };
 
 interface Owned {

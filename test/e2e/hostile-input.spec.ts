@@ -11,6 +11,7 @@ import type { DataSource } from 'typeorm';
 import { ContactsService } from '../../apps/coordinator/src/contacts/contacts.service.js';
 import { DATA_SOURCE } from '../../apps/coordinator/src/database/database.js';
 import type { ApiClient, ApiResponse } from '../support/api-client.js';
+import { STATUS_OF_CODE } from '../support/error-codes.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type DatabaseKind, type TestDatabase } from '../support/databases.js';
 import {
@@ -44,27 +45,6 @@ import {
 const SEED = Number(process.env.PICKET_HOSTILE_SEED ?? 20261122);
 /** Runs per endpoint group; PICKET_HOSTILE_RUNS raises them for a long I1 run (≥ 1000 per class). */
 const RUNS_OVERRIDE = Number(process.env.PICKET_HOSTILE_RUNS ?? 0);
-
-/** DECISIONS §1: every error code and its HTTP status. */
-const STATUS_OF_CODE: Readonly<Record<string, number>> = {
-  VALIDATION_ERROR: 422,
-  INVALID_JSON: 400,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  PAYLOAD_TOO_LARGE: 413,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  MONITOR_NOT_FOUND: 404,
-  CONTACT_NOT_FOUND: 404,
-  INCIDENT_NOT_FOUND: 404,
-  STATUS_PAGE_NOT_FOUND: 404,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  READONLY_CHANNEL: 403,
-  SUBSCRIPTION_NOT_ACTIVE: 402,
-  RATE_LIMIT_EXCEEDED: 429,
-  SERVICE_UNAVAILABLE: 503,
-  INTERNAL_ERROR: 500,
-};
 
 // ---- global prototypes (I2) ------------------------------------------------------------------
 

@@ -2,18 +2,10 @@ import { Expose, Transform } from 'class-transformer';
 import { ArrayMinSize, IsIn, IsInt, IsIP, IsString, Matches, Max, Min } from 'class-validator';
 import { hostname } from 'node:os';
 import { DEFAULT_SUBJECT_PREFIX, REGION_IDS, SUBJECT_PREFIX_PATTERN, type RegionId } from '#contracts';
-import { EgressEnv, loadEnv } from '#runtime';
+import { commaList, EgressEnv, loadEnv } from '#runtime';
 
 const digitsToInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
-const commaList = ({ value }: { value: unknown }) =>
-  typeof value === 'string'
-    ? value
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== '')
-    : value;
-
 /** The agent's configuration, validated once at boot. */
 export class AgentConfig extends EgressEnv {
   /** Regions this agent serves (comma-separated). */

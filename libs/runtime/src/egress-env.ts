@@ -1,14 +1,7 @@
 import { Expose, Transform } from 'class-transformer';
 import { IsIn, ValidateBy } from 'class-validator';
 import { cidrList, EGRESS_POLICIES, type EgressPolicy, type EgressRules } from './egress.js';
-
-const cidrs = ({ value }: { value: unknown }) =>
-  typeof value === 'string'
-    ? value
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== '')
-    : value;
+import { commaList } from './env.js';
 
 /** A comma-separated list of addresses or CIDRs (`10.1.0.0/16,2001:db8::/32,192.0.2.7`). */
 function IsCidrList(): PropertyDecorator {
@@ -41,13 +34,13 @@ export class EgressEnv {
 
   /** Addresses allowed whatever the policy says (but the deny list): an internal relay under `strict`. */
   @Expose()
-  @Transform(cidrs)
+  @Transform(commaList)
   @IsCidrList()
   EGRESS_ALLOW_CIDRS: string[] = [];
 
   /** Addresses always refused (unless the policy is `off`). */
   @Expose()
-  @Transform(cidrs)
+  @Transform(commaList)
   @IsCidrList()
   EGRESS_DENY_CIDRS: string[] = [];
 

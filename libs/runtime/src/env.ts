@@ -36,3 +36,12 @@ export function configVariables(cls: new () => object): string[] {
   const metadata = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
   return [...new Set(metadata.map((m) => m.propertyName))].sort();
 }
+
+/** A class-transformer `@Transform` for comma-separated lists: trimmed, empty entries dropped. */
+export const commaList = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '')
+    : value;
