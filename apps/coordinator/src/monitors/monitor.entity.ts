@@ -8,8 +8,10 @@ import type { MonitorSettings } from '#contracts';
 export type LastStatus = 'pending' | 'up' | 'down';
 
 @Entity({ name: 'monitors' })
-@Index('idx_monitors_account_created', ['accountId', 'createdAt'])
-@Index('idx_monitors_account_updated', ['accountId', 'updatedAt'])
+// The id ends both indexes: lists order by (created_at | updated_at, id), and a page of
+// monitors created in the same second is then read in index order instead of sorted.
+@Index('idx_monitors_account_created', ['accountId', 'createdAt', 'id'])
+@Index('idx_monitors_account_updated', ['accountId', 'updatedAt', 'id'])
 export class MonitorEntity {
   @PrimaryColumn({ type: 'varchar', length: 24, primaryKeyConstraintName: 'pk_monitors' })
   id!: string;

@@ -6,6 +6,7 @@ import { Agents1764300000000 } from './1764300000000-agents.js';
 import { Cluster1764400000000 } from './1764400000000-cluster.js';
 import { StatusPages1764500000000 } from './1764500000000-status-pages.js';
 import { RollupHistograms1764600000000 } from './1764600000000-rollup-histograms.js';
+import { MonitorListIndexes1764700000000 } from './1764700000000-monitor-list-indexes.js';
 
 /** Reviewed SQLite migrations, oldest first. */
 export const SQLITE_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const SQLITE_MIGRATIONS = [
   Cluster1764400000000,
   StatusPages1764500000000,
   RollupHistograms1764600000000,
+  MonitorListIndexes1764700000000,
 ];
