@@ -1,12 +1,16 @@
+import { detectionBench } from './detection.js';
 import { ingestBench } from './ingest.js';
 import { probeBench } from './probe.js';
+import { scaleBench } from './scale.js';
 import { schedulingBench } from './scheduling.js';
 
 /** `npm run bench -- <name>`: one benchmark, its table printed and appended to docs/benchmarks.md. */
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   scheduling: schedulingBench,
   ingest: ingestBench,
+  detection: detectionBench,
   probe: probeBench,
+  scale: scaleBench,
 };
 
 const name = process.argv[2] ?? '';

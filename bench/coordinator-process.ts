@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sleep } from './report.js';
+
+/** The repository root (this file runs from dist/bench). */
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface CoordinatorProcess {
+  child: ChildProcess;
+  pid: number;
+  url: string;
+}
+
+/** Starts the built coordinator (`dist/`) with `env` on a free loopback port; resolves once it answers. */
+export async function startCoordinator(env: Record<string, string>, port = freePort()): Promise<CoordinatorProcess> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/coordinator/src/main.js')], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`coordinator exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/api/openapi.json`)).ok) return { child, pid: child.pid!, url };
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  child.kill('SIGKILL');
+  throw new Error('coordinator did not start within 120 s');
+}
+
+/** SIGTERM (a clean stop), SIGKILL after 30 s. */
+export async function stopCoordinator({ child }: CoordinatorProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(30_000)]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+/** Resident memory of a process, MB. */
+export function processRssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
+}
+
+function freePort(): number {
+  return 20_000 + Math.floor(Math.random() * 20_000);
+}

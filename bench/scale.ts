@@ -1,0 +1,202 @@
+import { Logger } from '@nestjs/common';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newObjectId, systemClock } from '#runtime';
+import { openDataSource, parseDatabaseUrl } from '../apps/coordinator/src/database/data-source.js';
+import { MonitorEntity } from '../apps/coordinator/src/monitors/monitor.entity.js';
+import { processRssMb, startCoordinator, stopCoordinator } from './coordinator-process.js';
+import { percentile, publish, sleep, type Row } from './report.js';
+
+const WRK = process.env.BENCH_WRK ?? '/usr/bin/wrk';
+const REGIONS = ['us-east-1', 'eu-west-1'] as const;
+
+/**
+ * A whole coordinator process (embedded mode, SQLite) holding N monitors (tcp checks of a
+ * loopback listener, check_interval 300 s, 2 regions: N / 150 checks a second): its RSS
+ * while it checks them, then requests/s and latency of `GET /api/monitors` and of a public
+ * status page under wrk, with the checks still running.
+ */
+export async function scaleBench(): Promise<void> {
+  Logger.overrideLogger(false);
+  const sizes = (process.env.BENCH_MONITORS ?? '10000,100000').split(',').map(Number);
+  const settle = Number(process.env.BENCH_SECONDS ?? 60);
+  const wrkSeconds = Number(process.env.BENCH_WRK_SECONDS ?? 10);
+  try {
+    execFileSync(WRK, ['--version'], { stdio: 'ignore' });
+  } catch (error) {
+    // wrk prints its version and exits 1; only a missing binary throws ENOENT.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      process.stderr.write(`no wrk at ${WRK}: apt-get install wrk (or set BENCH_WRK)\n`);
+      process.exit(1);
+    }
+  }
+  const target = createTcpServer((socket) => socket.end());
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  const targetPort = (target.address() as AddressInfo).port;
+  const memory: Row[] = [];
+  const http: Row[] = [];
+  try {
+    for (const size of sizes) {
+      const run = await runOnce(size, targetPort, settle, wrkSeconds);
+      memory.push(run.memory);
+      http.push(...run.http);
+    }
+  } finally {
+    target.close();
+  }
+  publish(
+    'Coordinator memory',
+    `\`npm run bench -- scale\`: one coordinator process (embedded mode, SQLite) with N tcp monitors of a ` +
+      `loopback listener (check_interval 300 s, 2 regions), sampled each second for ${settle} s after start; ` +
+      `then the same process under the HTTP load below.`,
+    memory,
+  );
+  publish(
+    'API and status pages',
+    `\`npm run bench -- scale\`: wrk (1 thread, 16 connections, ${wrkSeconds} s per line) against the coordinator ` +
+      `above while it keeps checking its monitors. The status page shows 20 monitors and is served from the ` +
+      `15 s page cache, as a crowd on a bad day would get it.`,
+    http,
+  );
+}
+
+async function runOnce(
+  size: number,
+  targetPort: number,
+  settle: number,
+  wrkSeconds: number,
+): Promise<{ memory: Row; http: Row[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
+  const databaseUrl = `sqlite:${join(dir, 'picket.db')}`;
+  const apiKey = `pkt_${randomBytes(32).toString('hex')}`;
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const env = {
+    DATABASE_URL: databaseUrl,
+    BOOTSTRAP_API_KEY: apiKey,
+    LOG_LEVEL: 'error',
+    // The budget would stop wrk after 5000 requests: this measures the server, not the limit.
+    RATE_LIMIT_POINTS_PER_HOUR: '100000000',
+  };
+  try {
+    // First start: schema and the default account; then the monitors, written directly.
+    let coordinator = await startCoordinator(env, port);
+    await stopCoordinator(coordinator);
+    const seedSeconds = await seed(databaseUrl, size, targetPort);
+    const started = Date.now();
+    coordinator = await startCoordinator(env, port);
+    const startSeconds = (Date.now() - started) / 1000;
+    try {
+      const samples: number[] = [];
+      for (let i = 0; i < settle; i++) {
+        await sleep(1000);
+        samples.push(processRssMb(coordinator.pid));
+      }
+      const settled = samples.at(-1) ?? 0;
+      const api = coordinator.url;
+      const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+      const firstMonitors = (await (await fetch(`${api}/api/monitors?per_page=20`, { headers })).json()) as {
+        data: { monitors: { id: string }[] };
+      };
+      const page = (await (
+        await fetch(`${api}/api/status_pages`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'Bench', monitors: firstMonitors.data.monitors.map((m) => m.id) }),
+        })
+      ).json()) as { data: { id: string } };
+      const lastPage = Math.ceil(size / 100);
+      const lines: [string, string, boolean][] = [
+        ['GET /api/monitors (first page, 50)', '/api/monitors', true],
+        [
+          `GET /api/monitors?per_page=100&page=${lastPage} (last page)`,
+          `/api/monitors?per_page=100&page=${lastPage}`,
+          true,
+        ],
+        ['GET /status/{id} (HTML, gzip)', `/status/${page.data.id}`, false],
+        ['GET /status/{id}.json', `/status/${page.data.id}.json`, false],
+      ];
+      const http: Row[] = [];
+      for (const [label, path, authorised] of lines) {
+        const result = wrk(`${api}${path}`, wrkSeconds, authorised ? apiKey : null);
+        const rss = processRssMb(coordinator.pid);
+        http.push({ monitors: size, request: label, ...result, 'RSS after MB': Math.round(rss) });
+        samples.push(rss);
+      }
+      const sorted = [...samples].sort((a, b) => a - b);
+      return {
+        memory: {
+          monitors: size,
+          'checks/s': Math.round((size * REGIONS.length) / 300),
+          'seed s': seedSeconds,
+          'start s': startSeconds,
+          'RSS p50 MB': Math.round(percentile(sorted, 50)),
+          'RSS max MB': Math.round(sorted.at(-1) ?? 0),
+          'RSS before HTTP MB': Math.round(settled),
+        },
+        http,
+      };
+    } finally {
+      await stopCoordinator(coordinator);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Writes N monitors of the default account straight into the database (the API would take minutes). */
+async function seed(databaseUrl: string, size: number, targetPort: number): Promise<number> {
+  const started = Date.now();
+  const ds = await openDataSource(parseDatabaseUrl(databaseUrl)!);
+  try {
+    const accountId = (await ds.query<{ id: string }[]>(`SELECT "id" FROM "accounts" LIMIT 1`))[0]?.id;
+    if (!accountId) throw new Error('no account after the first start');
+    const now = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < size; i += 500) {
+      const chunk = Array.from({ length: Math.min(500, size - i) }, (_, k) => ({
+        id: newObjectId(systemClock.now()),
+        accountId,
+        name: `Monitor ${i + k}`,
+        active: true,
+        checkInterval: 300,
+        timeout: 30,
+        failThreshold: 2,
+        regions: [...REGIONS],
+        monitorType: 'tcp' as const,
+        settings: { url: `tcp://127.0.0.1:${targetPort}` },
+        lastStatus: 'pending' as const,
+        lastStatusChange: now,
+        createdAt: now,
+        updatedAt: now,
+      }));
+      await ds.manager.insert(MonitorEntity, chunk);
+    }
+  } finally {
+    await ds.destroy();
+  }
+  return (Date.now() - started) / 1000;
+}
+
+/** Requests/s and latency percentiles of one wrk run (`--latency`). */
+function wrk(url: string, seconds: number, apiKey: string | null): Row {
+  const args = ['-t1', '-c16', `-d${seconds}s`, '--latency', '-H', 'Accept-Encoding: gzip'];
+  if (apiKey) args.push('-H', `Authorization: Bearer ${apiKey}`);
+  const out = execFileSync(WRK, [...args, url], { encoding: 'utf8' });
+  const number = (pattern: RegExp) => Number(pattern.exec(out)?.[1] ?? NaN);
+  const ms = (pattern: RegExp) => {
+    const match = pattern.exec(out);
+    if (!match) return NaN;
+    const value = Number(match[1]);
+    return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+  };
+  const non2xx = number(/Non-2xx or 3xx responses: (\d+)/);
+  return {
+    'requests/s': Math.round(number(/Requests\/sec:\s+([\d.]+)/)),
+    'p50 ms': ms(/50%\s+([\d.]+)(us|ms|s)/),
+    'p99 ms': ms(/99%\s+([\d.]+)(us|ms|s)/),
+    errors: Number.isNaN(non2xx) ? 0 : non2xx,
+  };
+}
