@@ -6,7 +6,7 @@ import type { MonitorType, ProbeRequest } from '#contracts';
 /**
  * One Picket prober process for the probe benchmark: runs `kind` checks of `url` at `rate`
  * per second for `seconds` through the agent's ProbeExecutor, then prints one JSON line:
- * checks, failures, and the CPU seconds the checks cost (start-up excluded).
+ * checks, failures, the CPU seconds the checks cost (start-up excluded) and the peak RSS (MB).
  * Usage: probe-worker <https|tcp|ping> <url> <rate> <seconds> [ca-file]
  */
 const [kind, url, rateText, secondsText, caFile] = process.argv.slice(2);
@@ -22,6 +22,10 @@ const settings = type === 'https' ? { url: url ?? '', check_certificate_expirati
 
 let checks = 0;
 let failures = 0;
+let peakRssMb = 0;
+const sampler = setInterval(() => {
+  peakRssMb = Math.max(peakRssMb, process.memoryUsage().rss / 2 ** 20);
+}, 250);
 const pending: Promise<void>[] = [];
 const cpu = process.cpuUsage();
 const started = Date.now();
@@ -51,5 +55,8 @@ await Promise.all(pending);
 const used = process.cpuUsage(cpu);
 const elapsed = (Date.now() - started) / 1000;
 pinger.close();
-process.stdout.write(`${JSON.stringify({ checks, failures, cpu: (used.user + used.system) / 1e6, elapsed })}\n`);
+clearInterval(sampler);
+process.stdout.write(
+  `${JSON.stringify({ checks, failures, cpu: (used.user + used.system) / 1e6, elapsed, rss: Math.round(peakRssMb) })}\n`,
+);
 process.exit(0);

@@ -70,7 +70,8 @@ export async function probeBench(): Promise<void> {
     `\`npm run bench -- probe\`: ${rate} checks/s for ${seconds} s against loopback targets (a new connection ` +
       `per check). Picket = the agent's ProbeExecutor in its own process; blackbox_exporter = ` +
       `prometheus-blackbox-exporter driven through /probe at the same rate; fping = \`fping -C\` at the same ` +
-      `rate. CPU = the prober process's user+system seconds per 1000 checks.`,
+      `rate. CPU = the prober process's user+system seconds per 1000 checks; Picket RSS = the peak resident memory ` +
+      `of its prober process (the agent's executor and probers, without NATS).`,
     rows,
   );
 }
@@ -79,6 +80,8 @@ interface Measured {
   checks: number;
   failures: number;
   cpu: number;
+  /** Peak RSS of the prober process, MB (Picket only). */
+  rss?: number;
 }
 
 function row(name: string, rate: number, picket: Measured, peerName: string, peer: Measured | null): Row {
@@ -88,6 +91,7 @@ function row(name: string, rate: number, picket: Measured, peerName: string, pee
     'rate /s': rate,
     'Picket CPU s/1000': per1000(picket),
     'Picket failed': picket.failures,
+    'Picket RSS MB': picket.rss ?? 'n/a',
     peer: peerName,
     'peer CPU s/1000': peer ? per1000(peer) : 'n/a',
     'peer failed': peer ? peer.failures : 'n/a',
