@@ -5,7 +5,7 @@ import {
   type ProbeResult,
   type SettingsByType,
 } from '#contracts';
-import type { Clock } from '#runtime';
+import { scopedAbort, type Clock } from '#runtime';
 import { ProbeDeadline, type ProberTable, type ProbeOutcome } from './prober.js';
 
 export interface RunOptions {
@@ -23,9 +23,9 @@ export interface RunOptions {
  */
 export async function runProbe(table: ProberTable, request: ProbeRequest, options: RunOptions): Promise<ProbeResult> {
   const startedAt = options.clock.now();
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new ProbeDeadline(request.timeout_ms)), request.timeout_ms);
-  const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
+  const scope = scopedAbort(options.signal);
+  const timer = setTimeout(() => scope.abort(new ProbeDeadline(request.timeout_ms)), request.timeout_ms);
+  const { signal } = scope;
   let outcome: ProbeOutcome;
   try {
     const prober = table[request.type] as (
@@ -43,6 +43,7 @@ export async function runProbe(table: ProberTable, request: ProbeRequest, option
     };
   } finally {
     clearTimeout(timer);
+    scope.release();
   }
   return {
     check_id: request.check_id,

@@ -8,3 +8,4 @@ export * from './nats.js';
 export * from './network.js';
 export * from './egress.js';
 export * from './egress-env.js';
+export * from './abort.js';

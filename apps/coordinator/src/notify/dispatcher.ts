@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { In, LessThanOrEqual, type EntityManager } from 'typeorm';
-import { CLOCK, newObjectId, type Clock } from '#runtime';
+import { CLOCK, newObjectId, scopedAbort, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import type { Channel, ChannelDetails } from '../contacts/channels.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
@@ -148,16 +148,23 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     details: Record<string, unknown>,
     event: NotificationEvent,
   ): Promise<DeliveryOutcome> {
-    const signal = AbortSignal.any([AbortSignal.timeout(NOTIFY_TIMEOUT_MS + 1000), this.shutdown.signal]);
+    const scope = scopedAbort(this.shutdown.signal);
+    const timer = setTimeout(
+      () => scope.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      NOTIFY_TIMEOUT_MS + 1000,
+    );
     const notifier = this.notifiers[channel] as Notifier<Channel>;
     try {
       return await notifier.deliver(details as unknown as ChannelDetails[Channel], event, {
-        signal,
+        signal: scope.signal,
         now: () => this.clock.now(),
       });
     } catch (error) {
       this.logger.error(`${channel} notifier threw: ${error instanceof Error ? error.stack : String(error)}`);
       return { class: 'retry', status: null, detail: 'internal error while sending' };
+    } finally {
+      clearTimeout(timer);
+      scope.release();
     }
   }
 
