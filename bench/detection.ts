@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '../test/support/wait.js';
 import { startCoordinator, stopCoordinator } from './coordinator-process.js';
 import { percentile, publish, sleep, type Row } from './report.js';
 
@@ -114,10 +115,14 @@ export async function detectionBench(): Promise<void> {
     const lossyIds: string[] = [];
     for (let i = 0; i < lossyMonitors; i++)
       lossyIds.push(await monitor(`lossy ${i}`, `http://127.0.0.1:${lossy.port}/`));
-    await waitFor('every monitor up', 60_000, async () => {
-      const list = await api<{ data: { monitors: { last_status: string }[] } }>('GET', '/api/monitors?per_page=100');
-      return list.data.monitors.every((m) => m.last_status === 'up');
-    });
+    await waitFor(
+      'every monitor up',
+      async () => {
+        const list = await api<{ data: { monitors: { last_status: string }[] } }>('GET', '/api/monitors?per_page=100');
+        return list.data.monitors.every((m) => m.last_status === 'up') ? true : undefined;
+      },
+      60_000,
+    );
     const lossStarted = Date.now();
 
     // Outages at random moments over two intervals, each target off until its down arrives.
@@ -128,11 +133,11 @@ export async function detectionBench(): Promise<void> {
         const id = outageIds[i]!;
         target.stop();
         stoppedAt.set(id, Date.now());
-        await waitFor(`monitor.down of outage ${i}`, 120_000, () => Promise.resolve(downs.has(id)));
+        await waitFor(`monitor.down of outage ${i}`, () => Promise.resolve(downs.has(id) || undefined), 120_000);
         await sleep(2000);
         await target.start();
         stoppedAt.set(`${id}:up`, Date.now());
-        await waitFor(`monitor.up of outage ${i}`, 120_000, () => Promise.resolve(ups.has(id)));
+        await waitFor(`monitor.up of outage ${i}`, () => Promise.resolve(ups.has(id) || undefined), 120_000);
       }),
     );
     const remaining = lossSeconds * 1000 - (Date.now() - lossStarted);
@@ -239,13 +244,4 @@ function disableLoss(): void {
   } catch {
     // not there
   }
-}
-
-async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }

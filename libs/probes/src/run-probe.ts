@@ -1,4 +1,5 @@
 import {
+  isDecided,
   MAX_ERROR_LENGTH,
   type MonitorType,
   type ProbeRequest,
@@ -53,8 +54,8 @@ export async function runProbe(table: ProberTable, request: ProbeRequest, option
     status: outcome.status,
     phase: outcome.status === 'up' ? null : outcome.phase,
     error: outcome.error === null ? null : outcome.error.slice(0, MAX_ERROR_LENGTH),
-    response_time_ms:
-      outcome.status === 'unknown' || outcome.status === 'blocked' ? null : Math.round(outcome.timings.total_ms),
+    // Only a verdict on the target has a response time (not UNKNOWN, not BLOCKED).
+    response_time_ms: isDecided(outcome.status) ? Math.round(outcome.timings.total_ms) : null,
     timings: roundTimings(outcome.timings),
     http_status: outcome.http_status ?? null,
     cert_not_after: outcome.cert_not_after ?? null,

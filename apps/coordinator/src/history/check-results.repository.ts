@@ -27,38 +27,42 @@ export interface CheckListQuery {
 
 export type RegionFigures = Figures & { region: RegionId };
 
-/** The stored columns of a result, in the order insertNew binds them. */
-const RESULT_COLUMNS = [
-  'id',
-  'monitor_id',
-  'check_id',
-  'region',
-  'status',
-  'phase',
-  'error',
-  'response_time_ms',
-  'timings',
-  'http_status',
-  'cert_not_after',
-  'agent_id',
-  'checker_ip',
-  'scheduled_at',
-  'checked_at',
-] as const;
+/** The stored columns of a result and where each value comes from (insertNew binds them in this order). */
+const RESULT_COLUMNS: readonly (readonly [string, (r: NewCheckResult) => unknown])[] = [
+  ['id', (r) => r.id],
+  ['monitor_id', (r) => r.monitorId],
+  ['check_id', (r) => r.checkId],
+  ['region', (r) => r.region],
+  ['status', (r) => r.status],
+  ['phase', (r) => r.phase],
+  ['error', (r) => r.error],
+  ['response_time_ms', (r) => r.responseTimeMs],
+  ['timings', (r) => JSON.stringify(r.timings)],
+  ['http_status', (r) => r.httpStatus],
+  ['cert_not_after', (r) => r.certNotAfter],
+  ['agent_id', (r) => r.agentId],
+  ['checker_ip', (r) => r.checkerIp],
+  ['scheduled_at', (r) => r.scheduledAt],
+  ['checked_at', (r) => r.checkedAt],
+];
 
-/** The columns of a roll-up: its key, then its figures. */
-const ROLLUP_COLUMNS = [
-  'monitor_id',
-  'day',
-  'region',
-  'checks',
-  'failures',
-  'unknowns',
-  'sum_response_ms',
-  'count_response',
-  'p95_response_ms',
-  'histogram',
-] as const;
+/** The columns of a roll-up, its key first, and where each value comes from. */
+const ROLLUP_COLUMNS: readonly (readonly [string, (u: CheckRollupEntity) => unknown])[] = [
+  ['monitor_id', (u) => u.monitorId],
+  ['day', (u) => u.day],
+  ['region', (u) => u.region],
+  ['checks', (u) => u.checks],
+  ['failures', (u) => u.failures],
+  ['unknowns', (u) => u.unknowns],
+  ['sum_response_ms', (u) => u.sumResponseMs],
+  ['count_response', (u) => u.countResponse],
+  ['p95_response_ms', (u) => u.p95ResponseMs],
+  ['histogram', (u) => u.histogram],
+];
+const ROLLUP_KEY_COLUMNS = 3;
+
+/** `"a", "b", …` of a column table. */
+const columnList = (columns: readonly (readonly [string, unknown])[]) => columns.map(([c]) => `"${c}"`).join(', ');
 
 interface StoredRollupRow {
   monitor_id: string;
@@ -104,7 +108,11 @@ const rollupKeyOf = (monitorId: string, day: number, region: string) => `${monit
 
 function groupByDay(deltas: readonly RollupDelta[]): Map<number, Key[]> {
   const byDay = new Map<number, Key[]>();
-  for (const { monitorId, region, day } of deltas) byDay.set(day, [...(byDay.get(day) ?? []), { monitorId, region }]);
+  for (const { monitorId, region, day } of deltas) {
+    const keys = byDay.get(day) ?? [];
+    keys.push({ monitorId, region });
+    byDay.set(day, keys);
+  }
   return byDay;
 }
 
@@ -178,26 +186,8 @@ export class CheckResultsRepository {
    * parameters than the database on the rows (see docs/benchmarks.md, Ingest).
    */
   private async insertNew(m: EntityManager, rows: readonly NewCheckResult[]): Promise<NewCheckResult[]> {
-    const values = this.values(
-      rows.map((r) => [
-        r.id,
-        r.monitorId,
-        r.checkId,
-        r.region,
-        r.status,
-        r.phase,
-        r.error,
-        r.responseTimeMs,
-        JSON.stringify(r.timings),
-        r.httpStatus,
-        r.certNotAfter,
-        r.agentId,
-        r.checkerIp,
-        r.scheduledAt,
-        r.checkedAt,
-      ]),
-    );
-    const columns = RESULT_COLUMNS.map((c) => `"${c}"`).join(', ');
+    const values = this.values(rows.map((r) => RESULT_COLUMNS.map(([, value]) => value(r))));
+    const columns = columnList(RESULT_COLUMNS);
     const sql =
       this.db.dialect === 'postgres'
         ? `INSERT INTO "check_results" (${columns}) VALUES ${values.sql} ON CONFLICT DO NOTHING RETURNING "check_id"`
@@ -282,7 +272,7 @@ export class CheckResultsRepository {
       return `("monitor_id" = ${mark(n - 2)} AND "day" = ${mark(n - 1)} AND "region" = ${mark(n)})`;
     });
     const rows: StoredRollupRow[] = await m.query(
-      `SELECT ${ROLLUP_COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "check_rollups" WHERE ${terms.join(' OR ')}`,
+      `SELECT ${columnList(ROLLUP_COLUMNS)} FROM "check_rollups" WHERE ${terms.join(' OR ')}`,
       parameters,
     );
     return rows.map((row) => ({
@@ -301,23 +291,10 @@ export class CheckResultsRepository {
 
   private async upsertRollups(m: EntityManager, rollups: readonly CheckRollupEntity[]): Promise<void> {
     if (rollups.length === 0) return;
-    const values = this.values(
-      rollups.map((u) => [
-        u.monitorId,
-        u.day,
-        u.region,
-        u.checks,
-        u.failures,
-        u.unknowns,
-        u.sumResponseMs,
-        u.countResponse,
-        u.p95ResponseMs,
-        u.histogram,
-      ]),
-    );
-    const updates = ROLLUP_COLUMNS.slice(3).map((c) => `"${c}" = EXCLUDED."${c}"`);
+    const values = this.values(rollups.map((u) => ROLLUP_COLUMNS.map(([, value]) => value(u))));
+    const updates = ROLLUP_COLUMNS.slice(ROLLUP_KEY_COLUMNS).map(([c]) => `"${c}" = EXCLUDED."${c}"`);
     await m.query(
-      `INSERT INTO "check_rollups" (${ROLLUP_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES ${values.sql} ` +
+      `INSERT INTO "check_rollups" (${columnList(ROLLUP_COLUMNS)}) VALUES ${values.sql} ` +
         `ON CONFLICT ("monitor_id", "day", "region") DO UPDATE SET ${updates.join(', ')}`,
       values.parameters,
     );
