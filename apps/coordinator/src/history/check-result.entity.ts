@@ -5,12 +5,13 @@ import { MonitorEntity } from '../monitors/monitor.entity.js';
 
 /**
  * One stored check result (raw history), kept RESULTS_RETENTION_DAYS. `check_id` is the
- * deterministic `<monitor_id>:<scheduled_at>:<region>` of the probe: a late or repeated
- * result with the same key is ignored on insert.
+ * deterministic `<monitor_id>:<scheduled_at>:<region>` of the probe, and those three columns
+ * are the unique key (scheduled_at first, so new results append to the index): a late or
+ * repeated result of the same check is ignored on insert.
  */
 @Entity({ name: 'check_results' })
+@Index('uq_check_results_key', ['scheduledAt', 'monitorId', 'region'], { unique: true })
 @Index('idx_check_results_monitor_checked', ['monitorId', 'checkedAt'])
-@Index('idx_check_results_monitor_region_checked', ['monitorId', 'region', 'checkedAt'])
 @Index('idx_check_results_checked', ['checkedAt'])
 export class CheckResultEntity {
   @PrimaryColumn({ type: 'varchar', length: 24, primaryKeyConstraintName: 'pk_check_results' })
@@ -23,7 +24,6 @@ export class CheckResultEntity {
   @JoinColumn({ name: 'monitor_id', foreignKeyConstraintName: 'fk_check_results_monitor' })
   monitor?: MonitorEntity;
 
-  @Index('uq_check_results_check_id', { unique: true })
   @Column({ name: 'check_id', type: 'varchar', length: 80 })
   checkId!: string;
 

@@ -27,42 +27,50 @@ export interface CheckListQuery {
 
 export type RegionFigures = Figures & { region: RegionId };
 
-/** The stored columns of a result and where each value comes from (insertNew binds them in this order). */
-const RESULT_COLUMNS: readonly (readonly [string, (r: NewCheckResult) => unknown])[] = [
-  ['id', (r) => r.id],
-  ['monitor_id', (r) => r.monitorId],
-  ['check_id', (r) => r.checkId],
-  ['region', (r) => r.region],
-  ['status', (r) => r.status],
-  ['phase', (r) => r.phase],
-  ['error', (r) => r.error],
-  ['response_time_ms', (r) => r.responseTimeMs],
-  ['timings', (r) => JSON.stringify(r.timings)],
-  ['http_status', (r) => r.httpStatus],
-  ['cert_not_after', (r) => r.certNotAfter],
-  ['agent_id', (r) => r.agentId],
-  ['checker_ip', (r) => r.checkerIp],
-  ['scheduled_at', (r) => r.scheduledAt],
-  ['checked_at', (r) => r.checkedAt],
+/** A stored column: its name, its PostgreSQL type (for unnest) and where its value comes from. */
+type ColumnOf<T> = readonly [name: string, pgType: string, value: (row: T) => unknown];
+
+/** The stored columns of a result. */
+const RESULT_COLUMNS: readonly ColumnOf<NewCheckResult>[] = [
+  ['id', 'varchar', (r) => r.id],
+  ['monitor_id', 'varchar', (r) => r.monitorId],
+  ['check_id', 'varchar', (r) => r.checkId],
+  ['region', 'varchar', (r) => r.region],
+  ['status', 'varchar', (r) => r.status],
+  ['phase', 'varchar', (r) => r.phase],
+  ['error', 'text', (r) => r.error],
+  ['response_time_ms', 'integer', (r) => r.responseTimeMs],
+  ['timings', 'text', (r) => JSON.stringify(r.timings)],
+  ['http_status', 'integer', (r) => r.httpStatus],
+  ['cert_not_after', 'bigint', (r) => r.certNotAfter],
+  ['agent_id', 'varchar', (r) => r.agentId],
+  ['checker_ip', 'varchar', (r) => r.checkerIp],
+  ['scheduled_at', 'bigint', (r) => r.scheduledAt],
+  ['checked_at', 'bigint', (r) => r.checkedAt],
 ];
 
-/** The columns of a roll-up, its key first, and where each value comes from. */
-const ROLLUP_COLUMNS: readonly (readonly [string, (u: CheckRollupEntity) => unknown])[] = [
-  ['monitor_id', (u) => u.monitorId],
-  ['day', (u) => u.day],
-  ['region', (u) => u.region],
-  ['checks', (u) => u.checks],
-  ['failures', (u) => u.failures],
-  ['unknowns', (u) => u.unknowns],
-  ['sum_response_ms', (u) => u.sumResponseMs],
-  ['count_response', (u) => u.countResponse],
-  ['p95_response_ms', (u) => u.p95ResponseMs],
-  ['histogram', (u) => u.histogram],
+/** The key of a roll-up. */
+const ROLLUP_KEY_COLUMNS: readonly ColumnOf<Key & { day: number }>[] = [
+  ['monitor_id', 'varchar', (u) => u.monitorId],
+  ['day', 'integer', (u) => u.day],
+  ['region', 'varchar', (u) => u.region],
 ];
-const ROLLUP_KEY_COLUMNS = 3;
 
-/** `"a", "b", …` of a column table. */
-const columnList = (columns: readonly (readonly [string, unknown])[]) => columns.map(([c]) => `"${c}"`).join(', ');
+/** The columns of a roll-up, its key first. */
+const ROLLUP_COLUMNS: readonly ColumnOf<CheckRollupEntity>[] = [
+  ...ROLLUP_KEY_COLUMNS,
+  ['checks', 'integer', (u) => u.checks],
+  ['failures', 'integer', (u) => u.failures],
+  ['unknowns', 'integer', (u) => u.unknowns],
+  ['sum_response_ms', 'bigint', (u) => u.sumResponseMs],
+  ['count_response', 'integer', (u) => u.countResponse],
+  ['p95_response_ms', 'integer', (u) => u.p95ResponseMs],
+  ['histogram', 'text', (u) => u.histogram],
+];
+
+/** `"a", "b", …` of a column table (optionally qualified by a table alias). */
+const columnList = (columns: readonly ColumnOf<never>[], alias?: string) =>
+  columns.map(([c]) => (alias ? `${alias}."${c}"` : `"${c}"`)).join(', ');
 
 interface StoredRollupRow {
   monitor_id: string;
@@ -77,8 +85,8 @@ interface StoredRollupRow {
   histogram: string | null;
 }
 
-/** Roll-up keys one statement reads or recomputes (bounds the OR list). */
-const KEYS_PER_STATEMENT = 100;
+/** Roll-up keys one statement reads or writes (a batch has at most RESULTS_BATCH_SIZE). */
+const KEYS_PER_STATEMENT = 500;
 /** UNKNOWN and BLOCKED: counted as `unknowns`, which uptime leaves out. Constants, so inlined in SQL. */
 const UNDECIDED_SQL = UNDECIDED_STATUSES.map((status) => `'${status}'`).join(', ');
 
@@ -182,19 +190,19 @@ export class CheckResultsRepository {
 
   /**
    * Inserts the rows whose check_id is new; returns those (the others were stored before).
-   * One plain multi-row statement: TypeORM's insert builder spent more time on its
+   * One plain statement (see rowSource): TypeORM's insert builder spent more time on its
    * parameters than the database on the rows (see docs/benchmarks.md, Ingest).
    */
   private async insertNew(m: EntityManager, rows: readonly NewCheckResult[]): Promise<NewCheckResult[]> {
-    const values = this.values(rows.map((r) => RESULT_COLUMNS.map(([, value]) => value(r))));
+    const source = this.rowSource(RESULT_COLUMNS, rows);
     const columns = columnList(RESULT_COLUMNS);
     const sql =
       this.db.dialect === 'postgres'
-        ? `INSERT INTO "check_results" (${columns}) VALUES ${values.sql} ON CONFLICT DO NOTHING RETURNING "check_id"`
-        : `INSERT OR IGNORE INTO "check_results" (${columns}) VALUES ${values.sql} RETURNING "check_id"`;
+        ? `INSERT INTO "check_results" (${columns}) ${source.sql} ON CONFLICT DO NOTHING RETURNING "check_id"`
+        : `INSERT OR IGNORE INTO "check_results" (${columns}) ${source.sql} RETURNING "check_id"`;
     // Both databases return only the rows the statement really inserted; within a batch, the
     // first row of a check_id is the one inserted.
-    const returned: { check_id: string }[] = await m.query(sql, values.parameters);
+    const returned: { check_id: string }[] = await m.query(sql, source.parameters);
     const fresh = new Set(returned.map((row) => row.check_id));
     return rows.filter((r) => fresh.delete(r.checkId));
   }
@@ -264,16 +272,11 @@ export class CheckResultsRepository {
 
   /** The stored roll-ups of these (monitor, day, region) keys (plain SQL, like insertNew). */
   private async storedRollups(m: EntityManager, keys: readonly RollupDelta[]): Promise<CheckRollupEntity[]> {
-    const parameters: unknown[] = [];
-    const mark = this.placeholder();
-    const terms = keys.map((key) => {
-      parameters.push(key.monitorId, key.day, key.region);
-      const n = parameters.length;
-      return `("monitor_id" = ${mark(n - 2)} AND "day" = ${mark(n - 1)} AND "region" = ${mark(n)})`;
-    });
+    const source = this.rowSource(ROLLUP_KEY_COLUMNS, keys);
     const rows: StoredRollupRow[] = await m.query(
-      `SELECT ${columnList(ROLLUP_COLUMNS)} FROM "check_rollups" WHERE ${terms.join(' OR ')}`,
-      parameters,
+      `WITH k (${columnList(ROLLUP_KEY_COLUMNS)}) AS (${source.sql}) ` +
+        `SELECT ${columnList(ROLLUP_COLUMNS, 'u')} FROM k JOIN "check_rollups" u ON ${ROLLUP_KEY_COLUMNS.map(([c]) => `u."${c}" = k."${c}"`).join(' AND ')}`,
+      source.parameters,
     );
     return rows.map((row) => ({
       monitorId: row.monitor_id,
@@ -291,32 +294,32 @@ export class CheckResultsRepository {
 
   private async upsertRollups(m: EntityManager, rollups: readonly CheckRollupEntity[]): Promise<void> {
     if (rollups.length === 0) return;
-    const values = this.values(rollups.map((u) => ROLLUP_COLUMNS.map(([, value]) => value(u))));
-    const updates = ROLLUP_COLUMNS.slice(ROLLUP_KEY_COLUMNS).map(([c]) => `"${c}" = EXCLUDED."${c}"`);
+    const source = this.rowSource(ROLLUP_COLUMNS, rollups);
+    const updates = ROLLUP_COLUMNS.slice(ROLLUP_KEY_COLUMNS.length).map(([c]) => `"${c}" = EXCLUDED."${c}"`);
     await m.query(
-      `INSERT INTO "check_rollups" (${columnList(ROLLUP_COLUMNS)}) VALUES ${values.sql} ` +
+      `INSERT INTO "check_rollups" (${columnList(ROLLUP_COLUMNS)}) ${source.sql} ` +
         `ON CONFLICT ("monitor_id", "day", "region") DO UPDATE SET ${updates.join(', ')}`,
-      values.parameters,
+      source.parameters,
     );
   }
 
-  /** Bind markers of this database: `$n` (PostgreSQL) or `?` (SQLite, bound in order). */
-  private placeholder(): (n: number) => string {
-    return this.db.dialect === 'postgres' ? (n) => `$${n}` : () => '?';
-  }
-
-  /** A multi-row VALUES list and its parameters. */
-  private values(rows: readonly (readonly unknown[])[]): { sql: string; parameters: unknown[] } {
-    const mark = this.placeholder();
+  /**
+   * Rows as a query yielding these columns, in order. PostgreSQL: `SELECT * FROM unnest($1::t[], …)`,
+   * one array parameter per column, so a 500-row batch binds 15 parameters rather than 7,500
+   * and the server parses and plans a statement of the same shape every time. SQLite (which
+   * has no arrays): a multi-row `VALUES` list.
+   */
+  private rowSource<T>(columns: readonly ColumnOf<T>[], rows: readonly T[]): { sql: string; parameters: unknown[] } {
+    if (this.db.dialect === 'postgres') {
+      return {
+        sql: `SELECT * FROM unnest(${columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`,
+        parameters: columns.map(([, , value]) => rows.map(value)),
+      };
+    }
     const parameters: unknown[] = [];
-    const tuples = rows.map((row) => {
-      const marks = row.map((value) => {
-        parameters.push(value);
-        return mark(parameters.length);
-      });
-      return `(${marks.join(', ')})`;
-    });
-    return { sql: tuples.join(', '), parameters };
+    const marks = `(${columns.map(() => '?').join(', ')})`;
+    for (const row of rows) for (const [, , value] of columns) parameters.push(value(row));
+    return { sql: `VALUES ${rows.map(() => marks).join(', ')}`, parameters };
   }
 
   /**

@@ -28,8 +28,8 @@ function storedTimings(timings: ProbeTimings): ProbeTimings {
 
 /**
  * Stores check results in batches. `add` only buffers; a flush writes up to
- * RESULTS_BATCH_SIZE rows per transaction (insert-or-ignore on check_id, then the touched
- * roll-ups recomputed, see CheckResultsRepository.writeBatch). Flushes run one at a time.
+ * RESULTS_BATCH_SIZE rows per transaction (insert-or-ignore on the check, then the inserted
+ * rows added to their roll-ups, see CheckResultsRepository.writeBatch). Flushes run one at a time.
  *
  * - The flush timer is unref'd: it never keeps the process alive.
  * - On a clean stop (`beforeApplicationShutdown`, which Nest runs after every module's

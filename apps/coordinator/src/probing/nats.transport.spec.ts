@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { subjectsFor, unknownResult, type ProbeRequest } from '#contracts';
+import { subjectsFor, unknownResult, type ProbeRequest, type ProbeResult } from '#contracts';
 import { connectNats, systemClock, type NatsConnection } from '#runtime';
 import { describeWithNats, testNatsUrl } from '../../../../test/support/nats.js';
 import { NatsTransport } from './nats.transport.js';
@@ -58,5 +58,40 @@ describeWithNats('NatsTransport', () => {
     const third = await transport.request(request(3));
     expect(`${third.agent_id} ${third.error ?? ''}`).toBe('agent-1 agent says hi');
     expect(said).toEqual([said[0], 'log: region eu-west-1 is served by an agent again']);
+  });
+
+  it('takes a reply only when it answers the request field for field', async () => {
+    const region = 'us-east-1';
+    const asked = { ...request(10), region, check_id: `${MONITOR}:${T0 + 10}:${region}` } as ProbeRequest;
+    const other = '6650a1b2c3d4e5f6a7b8c9ff';
+    const tampered: Record<string, (answer: ProbeResult) => ProbeResult> = {
+      monitor_id: (answer) => ({ ...answer, monitor_id: other }),
+      region: (answer) => ({ ...answer, region: 'eu-west-1' }),
+      scheduled_at: (answer) => ({ ...answer, scheduled_at: answer.scheduled_at + 1 }),
+      check_id: (answer) => ({ ...answer, check_id: `${other}:${T0 + 10}:${region}` }),
+      nothing: (answer) => answer,
+    };
+    let change = tampered.nothing!;
+    const sub = nc.subscribe(subjectsFor(prefix).probe(region), {
+      callback: (_e, msg) => {
+        msg.respond(JSON.stringify(change(unknownResult(asked, 'hi', 'agent-2', T0))));
+      },
+    });
+    await nc.flush();
+    const seen: Record<string, string> = {};
+    for (const [field, edit] of Object.entries(tampered)) {
+      change = edit;
+      const result = await transport.request(asked);
+      seen[field] = `${result.agent_id} ${result.monitor_id} ${result.error ?? ''}`;
+    }
+    sub.unsubscribe();
+    const invalid = `coordinator ${MONITOR} an agent of region ${region} sent an invalid reply`;
+    expect(seen).toEqual({
+      monitor_id: invalid,
+      region: invalid,
+      scheduled_at: invalid,
+      check_id: invalid,
+      nothing: `agent-2 ${MONITOR} hi`,
+    });
   });
 });

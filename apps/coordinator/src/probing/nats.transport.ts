@@ -71,7 +71,7 @@ export class NatsTransport implements ProbeTransport {
         },
       );
       const { value } = checkInput(ProbeResultDto, JSON.parse(reply.string()));
-      if (value && value.check_id === request.check_id) {
+      if (value && answers(request, value)) {
         if (this.unserved.delete(request.region)) this.log.log(`region ${request.region} is served by an agent again`);
         return { ...value, timings: { ...value.timings } };
       }
@@ -94,4 +94,14 @@ export class NatsTransport implements ProbeTransport {
   async close(): Promise<void> {
     await this.nats.drain().catch(() => undefined);
   }
+}
+
+/** A reply answers the request it names, field for field (what a stored result is keyed by). */
+function answers(request: ProbeRequest, result: ProbeResult): boolean {
+  return (
+    result.check_id === request.check_id &&
+    result.monitor_id === request.monitor_id &&
+    result.region === request.region &&
+    result.scheduled_at === request.scheduled_at
+  );
 }

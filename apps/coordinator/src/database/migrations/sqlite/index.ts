@@ -7,6 +7,7 @@ import { Cluster1764400000000 } from './1764400000000-cluster.js';
 import { StatusPages1764500000000 } from './1764500000000-status-pages.js';
 import { RollupHistograms1764600000000 } from './1764600000000-rollup-histograms.js';
 import { MonitorListIndexes1764700000000 } from './1764700000000-monitor-list-indexes.js';
+import { CheckResultKey1764800000000 } from './1764800000000-check-result-key.js';
 
 /** Reviewed SQLite migrations, oldest first. */
 export const SQLITE_MIGRATIONS = [
@@ -19,4 +20,5 @@ export const SQLITE_MIGRATIONS = [
   StatusPages1764500000000,
   RollupHistograms1764600000000,
   MonitorListIndexes1764700000000,
+  CheckResultKey1764800000000,
 ];
