@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { In, type DataSource, type FindOptionsWhere } from 'typeorm';
 import { createRegistry, ManualClock, newObjectId } from '#runtime';
 import { testDatabases, type TestDatabase } from '../../../../test/support/databases.js';
+import { waitFor } from '../../../../test/support/wait.js';
 import { AccountEntity } from '../auth/account.entity.js';
 import { loadCoordinatorConfig } from '../config.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
@@ -28,6 +29,8 @@ type Script = (event: NotificationEvent, contactId: string) => DeliveryOutcome;
 class Harness {
   readonly calls: { event: NotificationEvent; contactId: string; at: number }[] = [];
   script: Script = () => ({ class: 'ok', status: 202, detail: 'HTTP 202' });
+  /** Every delivery waits for this before it answers (tests hold deliveries in flight). */
+  gate: Promise<void> = Promise.resolve();
   readonly clock = new ManualClock(Date.UTC(2026, 10, 22, 10, 0, 0));
   db!: Database;
   outbox!: OutboxService;
@@ -41,10 +44,11 @@ class Harness {
     this.db = new Database(this.dataSource);
     const config = loadCoordinatorConfig({ DATABASE_URL: 'sqlite::memory:' });
     this.outbox = new OutboxService(this.db, config, this.clock);
-    const record = (details: Record<string, unknown>, event: NotificationEvent) => {
+    const record = async (details: Record<string, unknown>, event: NotificationEvent) => {
       const contactId = String(details.contact_id);
       this.calls.push({ event, contactId, at: this.clock.now() });
-      return Promise.resolve(this.script(event, contactId));
+      await this.gate;
+      return this.script(event, contactId);
     };
     const notifier = { deliver: record };
     const table = Object.fromEntries(
@@ -251,6 +255,65 @@ describe.each(testDatabases())('outbox and dispatcher on $name', (kind) => {
     expect(h.calls[0]!.event.id).toBe(rows[0]!.id);
     const attempts = await h.dataSource.manager.findBy(NotificationAttemptEntity, { notificationId: rows[0]!.id });
     expect(attempts).toEqual([expect.objectContaining({ outcome: 'ok', status: 201, detail: 'HTTP 201' })]);
+  });
+
+  it('a round the database broke after the claim is taken up again at the next round, not after the claim expires', async () => {
+    const h = await harness();
+    const m = await h.monitor([await h.contact()]);
+    await h.transition(m, 'down');
+    // The database goes away between the send and its record: the claim stays on the row.
+    const transaction = h.db.transaction.bind(h.db);
+    let calls = 0;
+    jest.spyOn(h.db, 'transaction').mockImplementation((work) => {
+      calls++;
+      return calls === 2 ? Promise.reject(new Error('Connection terminated unexpectedly')) : transaction(work);
+    });
+    await expect(h.dispatcher.runOnce()).rejects.toThrow('Connection terminated');
+    h.clock.advance(1_000); // the next poll, well within CLAIM_MS
+    await h.dispatcher.runOnce();
+    expect(h.calls.map((c) => c.event.event)).toEqual(['monitor.down', 'monitor.down']);
+    expect((await h.rows()).map((r) => [r.state, r.attempts, r.lockedUntil])).toEqual([['delivered', 1, 0]]);
+    // Meanwhile the claim still keeps every other dispatcher off the row.
+    await h.transition(m, 'up');
+    calls = 0;
+    await expect(h.dispatcher.runOnce()).rejects.toThrow('Connection terminated');
+    const config = loadCoordinatorConfig({ DATABASE_URL: 'sqlite::memory:' });
+    const other = new Dispatcher(h.db, {} as NotifierTable, config, new NotifyMetrics(createRegistry()), h.clock);
+    h.clock.advance(1_000);
+    await other.runOnce();
+    await h.dispatcher.runOnce();
+    expect(h.calls.map((c) => c.event.event)).toEqual(['monitor.down', 'monitor.down', 'monitor.up', 'monitor.up']);
+    expect((await h.rows()).map((r) => [r.event, r.state, r.attempts])).toEqual([
+      ['monitor.down', 'delivered', 1],
+      ['monitor.up', 'delivered', 1],
+    ]);
+  });
+
+  it('a second round of the same dispatcher never takes up a row the first is still delivering', async () => {
+    const h = await harness();
+    const m = await h.monitor([await h.contact()]);
+    await h.transition(m, 'down');
+    // A broken round leaves the row claimed by this dispatcher and unrecorded (held).
+    const transaction = h.db.transaction.bind(h.db);
+    let calls = 0;
+    const spy = jest.spyOn(h.db, 'transaction').mockImplementation((work) => {
+      calls++;
+      return calls === 2 ? Promise.reject(new Error('Connection terminated unexpectedly')) : transaction(work);
+    });
+    await expect(h.dispatcher.runOnce()).rejects.toThrow('Connection terminated');
+    spy.mockRestore();
+    h.clock.advance(1_000);
+    // The next round takes it up and is held inside the delivery; a round started meanwhile
+    // (wake() and the poll, or two callers) finds nothing to do.
+    let release!: () => void;
+    h.gate = new Promise((resolve) => (release = resolve));
+    const first = h.dispatcher.runOnce();
+    await waitFor('the first round to be delivering', () => Promise.resolve(h.calls.length === 2 || undefined));
+    await h.dispatcher.runOnce();
+    expect(h.calls).toHaveLength(2);
+    release();
+    await first;
+    expect((await h.rows()).map((r) => [r.state, r.attempts])).toEqual([['delivered', 1]]);
   });
 
   it('retries transient failures on the schedule (at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h), then gives up', async () => {

@@ -38,6 +38,15 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private again = false;
   private stopped = false;
   private readonly shutdown = new AbortController();
+  /**
+   * Rows this dispatcher claimed and has not recorded (id → the locked_until its claim set):
+   * when a round breaks on a database error after the claim, the next round takes them up
+   * again at once instead of leaving them to wait out CLAIM_MS. Only while the claim is still
+   * the one this dispatcher made (compare-and-set on locked_until).
+   */
+  private readonly held = new Map<string, number>();
+  /** Held rows a running round is delivering now: never taken up again while it does. */
+  private readonly inFlight = new Set<string>();
   /** The jitter source of retry delays (tests fix it). */
   random: () => number = Math.random;
 
@@ -85,7 +94,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     for (;;) {
       const rows = await this.claim(this.clock.now());
       if (rows.length === 0) return;
-      await Promise.all(rows.map((row) => this.deliver(row)));
+      await Promise.all(rows.map((row) => this.deliver(row).finally(() => this.inFlight.delete(row.id))));
     }
   }
 
@@ -105,21 +114,51 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     this.timer.unref();
   }
 
-  /** Takes up to BATCH due rows for this dispatcher. */
-  private claim(now: number): Promise<NotificationEntity[]> {
+  /** Takes up to BATCH due rows for this dispatcher: unclaimed ones, and its own unrecorded ones (see held). */
+  private async claim(now: number): Promise<NotificationEntity[]> {
+    const held = [...this.held].filter(([id]) => !this.inFlight.has(id)).slice(0, BATCH);
+    const until = now + CLAIM_MS;
+    const taken: string[] = [];
+    try {
+      return await this.claimIn(now, until, held, taken);
+    } catch (error) {
+      // Their claim's fate is unknown: not in flight, held, so the next round checks.
+      for (const id of taken) this.inFlight.delete(id);
+      throw error;
+    }
+  }
+
+  private claimIn(
+    now: number,
+    until: number,
+    held: [string, number][],
+    taken: string[],
+  ): Promise<NotificationEntity[]> {
     return this.db.transaction(async (m) => {
+      const mine = held.map((_, i) => `(n.id = :held${i} AND n.locked_until = :until${i})`);
       const qb = m
         .createQueryBuilder(NotificationEntity, 'n')
         .select('n.id', 'id')
         .where('n.state = :state', { state: 'pending' })
         .andWhere('n.next_attempt_at <= :now', { now })
-        .andWhere('n.locked_until <= :now', { now })
+        .andWhere(`(${['n.locked_until <= :now', ...mine].join(' OR ')})`)
         .orderBy('n.next_attempt_at', 'ASC')
         .limit(BATCH);
+      held.forEach(([id, lockedUntil], i) => qb.setParameters({ [`held${i}`]: id, [`until${i}`]: lockedUntil }));
       if (this.db.dialect === 'postgres') qb.setLock('pessimistic_write').setOnLocked('skip_locked');
       const ids = (await qb.getRawMany<{ id: string }>()).map((r) => r.id);
+      // A held row not taken now was claimed by another dispatcher after this claim expired, or
+      // (rarely) did not fit in the batch: it then waits out its claim, as every row did before.
+      for (const [id] of held) this.held.delete(id);
       if (ids.length === 0) return [];
-      await m.update(NotificationEntity, { id: In(ids) }, { lockedUntil: now + CLAIM_MS });
+      // Noted before the commit (and in flight at once, so that a concurrent round cannot take
+      // them up): if the commit's fate is unknown, the next round checks.
+      for (const id of ids) {
+        this.held.set(id, until);
+        this.inFlight.add(id);
+        taken.push(id);
+      }
+      await m.update(NotificationEntity, { id: In(ids) }, { lockedUntil: until });
       return m.findBy(NotificationEntity, { id: In(ids) });
     });
   }
@@ -130,6 +169,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       await this.db.transaction((m) =>
         m.update(NotificationEntity, { id: row.id }, { state: 'cancelled', lockedUntil: 0 }).then(() => undefined),
       );
+      this.held.delete(row.id);
       return;
     }
     const event: NotificationEvent = { ...row.payload, id: row.id, openRef: await this.openRef(row) };
@@ -235,6 +275,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       await m.update(NotificationEntity, { id: row.id }, update);
       if (end) deactivated = await this.updateContact(m, contactId, end);
     });
+    this.held.delete(row.id);
     if (deactivated) {
       this.metrics.recordDeactivation();
       this.logger.warn(`contact ${contactId} deactivated after consecutive failed deliveries`);
