@@ -10,6 +10,23 @@ import { migrate } from './migrate.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 
+const T = 1_795_318_704;
+/** A monitor row, all but its ids. */
+const MONITOR = {
+  name: 'm',
+  active: true,
+  checkInterval: 300,
+  timeout: 30,
+  failThreshold: 2,
+  regions: ['eu-west-1' as const],
+  monitorType: 'tcp' as const,
+  settings: { url: 'tcp://db:5432' },
+  lastStatus: 'pending' as const,
+  lastStatusChange: T,
+  createdAt: T,
+  updatedAt: T,
+};
+
 /** Every reviewed migration, oldest first (both dialects list the same ones). */
 const MIGRATIONS = SQLITE_MIGRATIONS.map((M) => new M().name);
 
@@ -81,11 +98,38 @@ describe.each(testDatabases())('storage on $name', (kind) => {
     await runner.release();
   });
 
+  it('keying results by (scheduled_at, monitor_id, region) keeps the first of any stored twice', async () => {
+    const ds = await connect();
+    await migrate(ds);
+    await ds.undoLastMigration(); // back to the schema unique on check_id only
+    await ds.manager.insert(AccountEntity, {
+      id: 'a'.repeat(24),
+      name: 'a',
+      subscriptionStatus: 'active',
+      createdAt: T,
+    });
+    await ds.manager.insert(MonitorEntity, { ...MONITOR, id: 'b'.repeat(24), accountId: 'a'.repeat(24) });
+    const row = (id: string, checkId: string, scheduledAt: number, region: string) =>
+      `('${id}', '${'b'.repeat(24)}', '${checkId}', '${region}', 'up', '{}', 'agent', ${scheduledAt}, ${T})`;
+    await ds.query(
+      `INSERT INTO "check_results" ("id", "monitor_id", "check_id", "region", "status", "timings", "agent_id", "scheduled_at", "checked_at") VALUES ` +
+        [
+          row('1'.repeat(24), 'x:1:eu-west-1', 1000, 'eu-west-1'),
+          row('2'.repeat(24), 'y:1:eu-west-1', 1000, 'eu-west-1'), // the same check under another check_id
+          row('3'.repeat(24), 'x:1:us-east-1', 1000, 'us-east-1'),
+          row('4'.repeat(24), 'x:2:eu-west-1', 2000, 'eu-west-1'),
+        ].join(', '),
+    );
+    expect(await migrate(ds)).toEqual(MIGRATIONS.slice(-1));
+    const left: { id: string }[] = await ds.query(`SELECT "id" FROM "check_results" ORDER BY "id"`);
+    expect(left.map((r) => r.id[0])).toEqual(['1', '3', '4']);
+  });
+
   it('deleting a contact or an account cascades; bigint seconds come back as numbers', async () => {
     const ds = await connect();
     await migrate(ds);
     const m = ds.manager;
-    const t = 1_795_318_704;
+    const t = T;
     await m.insert(AccountEntity, { id: 'a'.repeat(24), name: 'a', subscriptionStatus: 'active', createdAt: t });
     const contact = {
       id: 'c'.repeat(24),
@@ -101,22 +145,7 @@ describe.each(testDatabases())('storage on $name', (kind) => {
       updatedAt: t,
     };
     await m.insert(ContactEntity, contact);
-    await m.insert(MonitorEntity, {
-      id: 'b'.repeat(24),
-      accountId: 'a'.repeat(24),
-      name: 'm',
-      active: true,
-      checkInterval: 300,
-      timeout: 30,
-      failThreshold: 2,
-      regions: ['eu-west-1'],
-      monitorType: 'tcp',
-      settings: { url: 'tcp://db:5432' },
-      lastStatus: 'pending',
-      lastStatusChange: t,
-      createdAt: t,
-      updatedAt: t,
-    });
+    await m.insert(MonitorEntity, { ...MONITOR, id: 'b'.repeat(24), accountId: 'a'.repeat(24) });
     await m.insert(MonitorContactEntity, { monitorId: 'b'.repeat(24), contactId: 'c'.repeat(24), position: 0 });
 
     const monitor = await m.findOneByOrFail(MonitorEntity, { id: 'b'.repeat(24) });
@@ -158,8 +187,46 @@ describe('Database on SQLite', () => {
         ),
       );
       expect((await ds.manager.findOneByOrFail(AccountEntity, { id: 'a'.repeat(24) })).name).toBe('25');
+      // Many transactions in one process leave nothing behind that grows with their number.
+      for (let i = 0; i < 20_000; i++) await database.transaction((m) => m.query('SELECT 1'));
     } finally {
       await ds.destroy();
+      await db.drop();
+    }
+  });
+
+  it('a transaction that reads, then writes, is not failed by another process committing in between', async () => {
+    // Two connections to one file, as the server and the admin CLI have. A deferred
+    // transaction would read a snapshot, let the other connection commit, and then fail its
+    // own write with "database is locked" (SQLITE_BUSY_SNAPSHOT; no busy timeout applies).
+    const sqlite = testDatabases()[0]!;
+    const db = await sqlite.create();
+    const [a, b] = [await openDataSource(parseDatabaseUrl(db.url)!), await openDataSource(parseDatabaseUrl(db.url)!)];
+    try {
+      await migrate(a);
+      await a.manager.insert(AccountEntity, {
+        id: 'a'.repeat(24),
+        name: '0',
+        subscriptionStatus: 'active',
+        createdAt: 1,
+      });
+      await b.query('PRAGMA busy_timeout = 0'); // b's write must not wait (the thread is shared with a)
+      let other: unknown = null;
+      await new Database(a).transaction(async (m) => {
+        const account = await m.findOneByOrFail(AccountEntity, { id: 'a'.repeat(24) });
+        // The other process writes now: it must wait for this transaction, not overtake it.
+        other = await new Database(b)
+          .transaction((n) => n.update(AccountEntity, { id: account.id }, { name: 'other' }))
+          .then(
+            () => 'committed',
+            (error: unknown) => String(error),
+          );
+        await m.update(AccountEntity, { id: account.id }, { name: String(Number(account.name) + 1) });
+      });
+      expect(other).toMatch(/database is locked/);
+      expect((await a.manager.findOneByOrFail(AccountEntity, { id: 'a'.repeat(24) })).name).toBe('1');
+    } finally {
+      await Promise.all([a.destroy(), b.destroy()]);
       await db.drop();
     }
   });

@@ -1,9 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { Mutex } from '#runtime';
 import { SQLITE_UNICODE_LOWER, type Dialect } from './data-source.js';
 
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
+
+/**
+ * What TypeORM's SQLite query runner sends to begin a transaction. Should a TypeORM upgrade
+ * change it, database.spec's two-connection test fails ("database is locked").
+ */
+const DEFERRED_BEGIN = 'BEGIN TRANSACTION';
+
+const immediateRunners = new WeakSet<QueryRunner>();
+
+/** Makes a SQLite query runner begin its transactions IMMEDIATE (see Database.immediateTransaction). */
+function beginImmediately(runner: QueryRunner): void {
+  if (immediateRunners.has(runner)) return;
+  immediateRunners.add(runner);
+  const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
+  runner.query = ((sql: string, ...rest: unknown[]) =>
+    query(sql === DEFERRED_BEGIN ? 'BEGIN IMMEDIATE TRANSACTION' : sql, ...rest)) as typeof runner.query;
+}
 
 /**
  * The one handle repositories use. On SQLite all work shares one connection, so
@@ -23,8 +40,25 @@ export class Database {
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.dialect === 'sqlite') return this.mutex.run(() => this.dataSource.transaction(work));
+    if (this.dialect === 'sqlite') return this.mutex.run(() => this.immediateTransaction(work));
     return this.dataSource.transaction(work);
+  }
+
+  /**
+   * A SQLite transaction that takes the write lock when it begins (`BEGIN IMMEDIATE`), waiting
+   * up to busy_timeout for another process (the admin CLI, a second server on the same file)
+   * to finish. TypeORM begins them DEFERRED: a transaction that read, then wrote after another
+   * process had committed, failed at once with "database is locked" (SQLITE_BUSY_SNAPSHOT).
+   */
+  private async immediateTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    // The SQLite driver hands out its one query runner every time: it is patched once.
+    const runner = this.dataSource.createQueryRunner();
+    beginImmediately(runner);
+    try {
+      return await runner.manager.transaction(work);
+    } finally {
+      await runner.release();
+    }
   }
 
   /** A boolean as a query parameter (SQLite binds integers). */
