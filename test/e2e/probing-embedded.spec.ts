@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
 import { AgentsStore } from '../../apps/coordinator/src/agents/agents.store.js';
+import { Database } from '../../apps/coordinator/src/database/database.js';
+import { MonitorEntity } from '../../apps/coordinator/src/monitors/monitor.entity.js';
+import { MonitorsRepository } from '../../apps/coordinator/src/monitors/monitors.repository.js';
 import { ProbingService } from '../../apps/coordinator/src/probing/probing.service.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
@@ -90,6 +93,7 @@ describe('probing in embedded mode', () => {
     expect(metrics).toMatch(/picket_check_results_total\{region="[a-z0-9-]+",type="https",status="down"\} [1-9]/);
     expect(metrics).toMatch(/picket_monitors\{status="up"\} 1\b/);
     expect(metrics).toMatch(/picket_partitions_held 64\b/); // the lone replica schedules every partition
+    expect(metrics).toMatch(/picket_results_pending 0\b/); // flushed above
     // The embedded agent is recorded like a remote one, for every region.
     const agents = await c.app.get(AgentsStore).list();
     expect(agents.map((a) => [a.agentId, a.regions.length])).toEqual([['embedded', 15]]);
@@ -102,5 +106,40 @@ describe('probing in embedded mode', () => {
     await waitFor('a check of the paused monitor', async () => (target.requests > seen ? true : undefined));
     expect((await api.delete(`/api/monitors/${monitorId}`)).status).toBe(204);
     expect(c.app.get(ProbingService).scheduled).toBe(0);
+  });
+
+  it('resync brings in monitors created, changed and deleted behind its back (another replica, missed notices)', async () => {
+    const probing = c.app.get(ProbingService);
+    const repository = c.app.get(MonitorsRepository);
+    const manager = c.app.get(Database).manager;
+    const created = await api.post('/api/monitors', {
+      name: 'known',
+      settings: { https: { url: target.url } },
+      regions: ['us-east-1'],
+      check_interval: 300,
+    });
+    const known = created.body.data.id as string;
+    expect(probing.scheduled).toBe(1);
+    const row = await manager.findOneByOrFail(MonitorEntity, { id: known });
+    const ids = ['6f0000000000000000000001', '6f0000000000000000000002', '6f0000000000000000000003'];
+    await manager.insert(
+      MonitorEntity,
+      ids.map((id) => ({ ...row, id, name: `behind ${id.slice(-1)}` })),
+    );
+    // Changed elsewhere: its new settings must replace the ones this replica holds.
+    await manager.update(MonitorEntity, { id: known }, { checkInterval: 600, updatedAt: row.updatedAt + 1 });
+    await probing.resync();
+    expect(probing.scheduled).toBe(4);
+    await manager.delete(MonitorEntity, { id: ids[1] });
+    await probing.resync();
+    expect(probing.scheduled).toBe(3);
+    expect(probing.scheduledMonitor(ids[1]!)).toBeUndefined();
+    expect(probing.scheduledMonitor(known)?.checkInterval).toBe(600);
+
+    // Reading them all goes page by page, in id order, each monitor once.
+    const pages: string[][] = [];
+    for await (const page of repository.pagesOfAll(2)) pages.push(page.map((m) => m.id));
+    expect(pages.map((p) => p.length)).toEqual([2, 1]);
+    expect(pages.flat()).toEqual([...new Set([known, ids[0]!, ids[2]!])].sort());
   });
 });

@@ -62,6 +62,10 @@ export const METRICS = {
     name: 'picket_contacts_deactivated_total',
     help: 'Contacts deactivated after consecutive failed deliveries.',
   },
+  resultsPending: {
+    name: 'picket_results_pending',
+    help: 'Check results received and not yet stored (the ResultsWriter buffer; grows while the database is slow or down).',
+  },
   partitionsHeld: {
     name: 'picket_partitions_held',
     help: 'Partitions of the monitors this coordinator replica schedules now (of 64 in all replicas together).',

@@ -42,6 +42,9 @@ const SORT_EXPRESSIONS: { readonly [K in MonitorSort]: (db: Database) => string 
   updated_at: () => 'm.updated_at',
 };
 
+/** Monitors one query loads when a coordinator reads them all (bounds the memory it takes). */
+const MONITORS_PER_PAGE = 2_000;
+
 @Injectable()
 export class MonitorsRepository {
   constructor(private readonly db: Database) {}
@@ -126,9 +129,44 @@ export class MonitorsRepository {
     return this.db.manager.findOneBy(MonitorEntity, { id });
   }
 
-  /** Every monitor of every account: what a coordinator schedules at start. */
-  listAll(): Promise<MonitorEntity[]> {
-    return this.db.manager.find(MonitorEntity);
+  /**
+   * Every monitor of every account, a page at a time in id order (what a coordinator
+   * schedules at start): with 100k monitors, one query hydrating all of them at once
+   * made a transient peak of several hundred MB that the heap kept afterwards.
+   */
+  async *pagesOfAll(pageSize = MONITORS_PER_PAGE): AsyncGenerator<MonitorEntity[]> {
+    let after = '';
+    for (;;) {
+      const page = await this.db.manager
+        .createQueryBuilder(MonitorEntity, 'm')
+        .where('m.id > :after', { after })
+        .orderBy('m.id', 'ASC')
+        .limit(pageSize)
+        .getMany();
+      if (page.length === 0) return;
+      yield page;
+      after = page.at(-1)!.id;
+      if (page.length < pageSize) return;
+    }
+  }
+
+  /** The id and updated_at of every monitor: enough to tell which ones changed (see ProbingService.resync). */
+  async versions(): Promise<Map<string, number>> {
+    const rows = await this.db.manager
+      .createQueryBuilder(MonitorEntity, 'm')
+      .select('m.id', 'id')
+      .addSelect('m.updated_at', 'updated_at')
+      .getRawMany<{ id: string; updated_at: string | number }>();
+    return new Map(rows.map((row) => [row.id, Number(row.updated_at)]));
+  }
+
+  /** These monitors (those that exist), any account. */
+  async findByIds(ids: readonly string[]): Promise<MonitorEntity[]> {
+    const found: MonitorEntity[] = [];
+    for (let i = 0; i < ids.length; i += MONITORS_PER_PAGE) {
+      found.push(...(await this.db.manager.findBy(MonitorEntity, { id: In(ids.slice(i, i + MONITORS_PER_PAGE)) })));
+    }
+    return found;
   }
 
   /** Deletes a monitor and everything hanging off it (foreign keys cascade). */

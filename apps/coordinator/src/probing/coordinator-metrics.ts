@@ -77,9 +77,18 @@ export class CoordinatorMetrics {
   }
 
   trackPartitions(read: () => number): void {
+    this.plainGauge(METRICS.partitionsHeld, read);
+  }
+
+  trackResultsPending(read: () => number): void {
+    this.plainGauge(METRICS.resultsPending, read);
+  }
+
+  /** A gauge without labels, read at each scrape. */
+  private plainGauge(metric: { name: string; help: string }, read: () => number): void {
     new Gauge({
-      name: METRICS.partitionsHeld.name,
-      help: METRICS.partitionsHeld.help,
+      name: metric.name,
+      help: metric.help,
       registers: [this.registry],
       collect() {
         this.set(read());

@@ -79,6 +79,7 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
       },
     });
     metrics.trackMonitors(() => this.countByStatus());
+    metrics.trackResultsPending(() => results.pending);
     metrics.trackPartitions(() => this.partitions.partitions.length);
   }
 
@@ -114,6 +115,11 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     return this.monitors.size;
   }
 
+  /** The monitor as this process schedules it, if it does (tests). */
+  scheduledMonitor(id: string): MonitorEntity | undefined {
+    return this.monitors.get(id);
+  }
+
   private track(monitor: MonitorEntity): void {
     this.monitors.set(monitor.id, monitor);
     this.scheduler.upsert({ monitorId: monitor.id, intervalSeconds: monitor.checkInterval, regions: monitor.regions });
@@ -129,8 +135,10 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
   /** Partitions leased to this replica: their monitors are scheduled from their stored state. */
   private async adopt(partitions: readonly number[]): Promise<void> {
     const wanted = new Set(partitions);
-    for (const monitor of await this.repository.listAll()) {
-      if (wanted.has(partitionOf(monitor.id)) && !this.monitors.has(monitor.id)) this.track(monitor);
+    for await (const page of this.repository.pagesOfAll()) {
+      for (const monitor of page) {
+        if (wanted.has(partitionOf(monitor.id)) && !this.monitors.has(monitor.id)) this.track(monitor);
+      }
     }
   }
 
@@ -152,15 +160,22 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     }, RESYNC_INTERVAL_MS);
   }
 
-  /** Brings this replica's monitors in line with the database (changes made through other replicas). */
+  /**
+   * Brings this replica's monitors in line with the database (changes made through other
+   * replicas): reads every monitor's id and updated_at, and loads only the ones that differ.
+   */
   async resync(): Promise<void> {
-    const stored = new Set<string>();
-    for (const monitor of await this.repository.listAll()) {
-      if (!this.partitions.ownsMonitor(monitor.id)) continue;
-      stored.add(monitor.id);
-      if (this.monitors.get(monitor.id)?.updatedAt !== monitor.updatedAt) this.onChange({ kind: 'saved', monitor });
+    const versions = await this.repository.versions();
+    const changed: string[] = [];
+    for (const [id, updatedAt] of versions) {
+      if (this.partitions.ownsMonitor(id) && this.monitors.get(id)?.updatedAt !== updatedAt) changed.push(id);
     }
-    for (const id of [...this.monitors.keys()]) if (!stored.has(id)) this.untrack(id);
+    for (const monitor of await this.repository.findByIds(changed)) {
+      if (this.partitions.ownsMonitor(monitor.id)) this.onChange({ kind: 'saved', monitor });
+    }
+    for (const id of [...this.monitors.keys()]) {
+      if (!versions.has(id) || !this.partitions.ownsMonitor(id)) this.untrack(id);
+    }
   }
 
   /** A committed monitor change (this replica's API, or a notice from another replica). */
