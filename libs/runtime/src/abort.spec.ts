@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { getEventListeners } from 'node:events';
-import { scopedAbort } from './abort.js';
+import { operationsInFlight, scopedAbort } from './abort.js';
 
 describe('scopedAbort', () => {
   it('aborts with its own reason, leaving the parent alone', () => {
@@ -23,11 +23,21 @@ describe('scopedAbort', () => {
   it('leaves nothing behind on a long-lived parent once released (AbortSignal.any did, per call)', () => {
     const parent = new AbortController();
     for (let i = 0; i < 10_000; i++) scopedAbort(parent.signal).release();
-    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+    expect(operationsInFlight(parent.signal)).toBe(0);
     const open = scopedAbort(parent.signal);
-    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    expect(operationsInFlight(parent.signal)).toBe(1);
     open.release();
-    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+    expect(operationsInFlight(parent.signal)).toBe(0);
+  });
+
+  it('gives a parent one listener however many operations it holds (Node warns past 10)', () => {
+    const parent = new AbortController();
+    const open = Array.from({ length: 50 }, () => scopedAbort(parent.signal));
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    open[7]!.release();
+    parent.abort('shutdown');
+    expect(open.filter((scope) => scope.signal.aborted)).toHaveLength(49); // not the released one
+    expect(open[0]!.signal.reason).toBe('shutdown');
   });
 
   it('works without a parent', () => {
