@@ -43,11 +43,15 @@ export async function stopCoordinator({ child }: CoordinatorProcess): Promise<vo
   if (child.exitCode === null) child.kill('SIGKILL');
 }
 
-/** Resident memory of a process, MB. */
+/** Resident memory of a process, MB (NaN once it has exited). */
 export function processRssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return NaN;
+  }
+  const line = status.split('\n').find((l) => l.startsWith('VmRSS:'));
   return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { systemClock } from '#runtime';
 import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
 import type { MonitorType, ProbeRequest } from '#contracts';
+import { atFixedRate } from './report.js';
 
 /**
  * One Picket prober process for the probe benchmark: runs `kind` checks of `url` at `rate`
@@ -26,32 +27,23 @@ let peakRssMb = 0;
 const sampler = setInterval(() => {
   peakRssMb = Math.max(peakRssMb, process.memoryUsage().rss / 2 ** 20);
 }, 250);
-const pending: Promise<void>[] = [];
 const cpu = process.cpuUsage();
 const started = Date.now();
-const total = rate * seconds;
-for (let i = 0; i < total; i++) {
-  const due = started + (i * 1000) / rate;
-  const wait = due - Date.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  const scheduledAt = Math.floor(due);
+await atFixedRate(rate, seconds, async (i, due) => {
+  const scheduledAt = Math.floor(due) + i;
   const request = {
-    check_id: `${monitorId}:${scheduledAt + i}:eu-west-1`,
+    check_id: `${monitorId}:${scheduledAt}:eu-west-1`,
     monitor_id: monitorId,
     region: 'eu-west-1',
-    scheduled_at: scheduledAt + i,
+    scheduled_at: scheduledAt,
     type,
     settings,
     timeout_ms: 5000,
   } as ProbeRequest;
-  pending.push(
-    executor.execute(request).then((result) => {
-      checks++;
-      if (result.status !== 'up') failures++;
-    }),
-  );
-}
-await Promise.all(pending);
+  const result = await executor.execute(request);
+  checks++;
+  if (result.status !== 'up') failures++;
+});
 const used = process.cpuUsage(cpu);
 const elapsed = (Date.now() - started) / 1000;
 pinger.close();

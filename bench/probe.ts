@@ -1,29 +1,14 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { testPki } from '../test/support/tls.js';
-import { publish, sleep, type Row } from './report.js';
+import { atFixedRate, publish, sleep, type Row } from './report.js';
+import { listen, processCpu, startTargets } from './targets.js';
 
 const BLACKBOX = process.env.BENCH_BLACKBOX ?? '/usr/bin/prometheus-blackbox-exporter';
 const FPING = process.env.BENCH_FPING ?? '/usr/bin/fping';
-const TICKS = 100; // USER_HZ: /proc/<pid>/stat counts CPU time in these
-
-/** utime + stime of a process, in seconds. */
-function processCpu(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
-}
-
-async function listen(server: Server | ReturnType<typeof createTcpServer>): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
-
 /**
  * Probe cost: the same checks of loopback targets at the same fixed rate, by Picket's probe
  * executor (a separate process, as in an agent) and by prometheus-blackbox-exporter driven
@@ -33,17 +18,8 @@ export async function probeBench(): Promise<void> {
   const rate = Number(process.env.BENCH_RATE ?? 200);
   const seconds = Number(process.env.BENCH_SECONDS ?? 20);
   const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
-  const pki = await testPki();
-  const caFile = join(dir, 'ca.pem');
-  writeFileSync(caFile, pki.ca);
-  const http = createHttpServer((_q, s) => s.end('ok'));
-  const https = createHttpsServer({ key: pki.server.key, cert: pki.server.cert }, (_q, s) => s.end('ok'));
-  const tcp = createTcpServer((socket) => socket.end());
-  const targets = {
-    http: `http://127.0.0.1:${await listen(http)}/`,
-    https: `https://127.0.0.1:${await listen(https)}/`,
-    tcp: `127.0.0.1:${await listen(tcp)}`,
-  };
+  const targets = await startTargets(dir);
+  const { caFile } = targets;
   const rows: Row[] = [];
   try {
     const blackbox = await startBlackbox(dir, caFile);
@@ -60,9 +36,7 @@ export async function probeBench(): Promise<void> {
     const ping = await runPicket('ping', 'ping://127.0.0.1', rate, seconds);
     rows.push(row('ICMP', rate, ping, 'fping', runFping(rate, seconds)));
   } finally {
-    http.close();
-    https.close();
-    tcp.close();
+    targets.close();
     rmSync(dir, { recursive: true, force: true });
   }
   publish(
@@ -174,27 +148,20 @@ async function driveBlackbox(
   const cpuBefore = processCpu(bb.pid);
   let checks = 0;
   let failures = 0;
-  const pending: Promise<void>[] = [];
-  const started = Date.now();
-  for (let i = 0; i < rate * seconds; i++) {
-    const wait = started + (i * 1000) / rate - Date.now();
-    if (wait > 0) await sleep(wait);
-    pending.push(
-      fetch(url)
-        .then((r) => r.text())
-        .then(
-          (body) => {
-            checks++;
-            if (!/^probe_success 1$/m.test(body)) failures++;
-          },
-          () => {
-            checks++;
-            failures++;
-          },
-        ),
-    );
-  }
-  await Promise.all(pending);
+  await atFixedRate(rate, seconds, () =>
+    fetch(url)
+      .then((r) => r.text())
+      .then(
+        (body) => {
+          checks++;
+          if (!/^probe_success 1$/m.test(body)) failures++;
+        },
+        () => {
+          checks++;
+          failures++;
+        },
+      ),
+  );
   return { checks, failures, cpu: processCpu(bb.pid) - cpuBefore };
 }
 

@@ -74,3 +74,23 @@ export function rssMb(): number {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * Starts `start(i, due)` for i = 0 … rate × seconds − 1, the i-th at `due` = the first start
+ * + i / rate (ms since the epoch), like a scheduler would; resolves when every one has settled.
+ */
+export async function atFixedRate(
+  rate: number,
+  seconds: number,
+  start: (i: number, due: number) => Promise<void>,
+): Promise<void> {
+  const pending: Promise<void>[] = [];
+  const started = Date.now();
+  for (let i = 0; i < rate * seconds; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - Date.now();
+    if (wait > 0) await sleep(wait);
+    pending.push(start(i, due));
+  }
+  await Promise.all(pending);
+}

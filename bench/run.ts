@@ -1,3 +1,4 @@
+import { agentBench } from './agent.js';
 import { detectionBench } from './detection.js';
 import { ingestBench } from './ingest.js';
 import { probeBench } from './probe.js';
@@ -11,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   detection: detectionBench,
   probe: probeBench,
   scale: scaleBench,
+  agent: agentBench,
 };
 
 const name = process.argv[2] ?? '';

@@ -25,6 +25,8 @@ export async function scaleBench(): Promise<void> {
   const sizes = (process.env.BENCH_MONITORS ?? '10000,100000').split(',').map(Number);
   const settle = Number(process.env.BENCH_SECONDS ?? 60);
   const wrkSeconds = Number(process.env.BENCH_WRK_SECONDS ?? 10);
+  // Each size runs once per heap cap: V8's default, and a --max-old-space-size (MB).
+  const caps = (process.env.BENCH_HEAP_CAPS ?? 'none,256').split(',').map((c) => (c === 'none' ? null : Number(c)));
   try {
     execFileSync(WRK, ['--version'], { stdio: 'ignore' });
   } catch (error) {
@@ -41,9 +43,11 @@ export async function scaleBench(): Promise<void> {
   const http: Row[] = [];
   try {
     for (const size of sizes) {
-      const run = await runOnce(size, targetPort, settle, wrkSeconds);
-      memory.push(run.memory);
-      http.push(...run.http);
+      for (const cap of caps) {
+        const run = await runOnce(size, cap, targetPort, settle, wrkSeconds);
+        memory.push(run.memory);
+        http.push(...run.http);
+      }
     }
   } finally {
     target.close();
@@ -52,7 +56,8 @@ export async function scaleBench(): Promise<void> {
     'Coordinator memory',
     `\`npm run bench -- scale\`: one coordinator process (embedded mode, SQLite) with N tcp monitors of a ` +
       `loopback listener (check_interval 300 s, 2 regions), sampled each second for ${settle} s after start; ` +
-      `then the same process under the HTTP load below.`,
+      `then the same process under the HTTP load below. Each size runs with V8's default heap limit and with ` +
+      `\`NODE_OPTIONS=--max-old-space-size=<cap>\`.`,
     memory,
   );
   publish(
@@ -66,6 +71,7 @@ export async function scaleBench(): Promise<void> {
 
 async function runOnce(
   size: number,
+  cap: number | null,
   targetPort: number,
   settle: number,
   wrkSeconds: number,
@@ -80,7 +86,9 @@ async function runOnce(
     LOG_LEVEL: 'error',
     // The budget would stop wrk after 5000 requests: this measures the server, not the limit.
     RATE_LIMIT_POINTS_PER_HOUR: '100000000',
+    NODE_OPTIONS: cap === null ? '' : `--max-old-space-size=${cap}`,
   };
+  const heapCap = cap === null ? 'default' : `${cap} MB`;
   try {
     // First start: schema and the default account; then the monitors, written directly.
     let coordinator = await startCoordinator(env, port);
@@ -123,19 +131,22 @@ async function runOnce(
       for (const [label, path, authorised] of lines) {
         const result = wrk(`${api}${path}`, wrkSeconds, authorised ? apiKey : null);
         const rss = processRssMb(coordinator.pid);
-        http.push({ monitors: size, request: label, ...result, 'RSS after MB': Math.round(rss) });
+        http.push({ monitors: size, 'heap cap': heapCap, request: label, ...result, 'RSS after MB': Math.round(rss) });
         samples.push(rss);
       }
-      const sorted = [...samples].sort((a, b) => a - b);
+      const sorted = samples.filter((mb) => !Number.isNaN(mb)).sort((a, b) => a - b);
       return {
         memory: {
           monitors: size,
+          'heap cap': heapCap,
           'checks/s': Math.round((size * REGIONS.length) / 300),
           'seed s': seedSeconds,
           'start s': startSeconds,
           'RSS p50 MB': Math.round(percentile(sorted, 50)),
           'RSS max MB': Math.round(sorted.at(-1) ?? 0),
           'RSS before HTTP MB': Math.round(settled),
+          // A heap cap too small for the load ends the process (out of heap).
+          'still running': coordinator.child.exitCode === null && coordinator.child.signalCode === null ? 'yes' : 'NO',
         },
         http,
       };
