@@ -4,6 +4,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
 import { createSecureContext, rootCertificates, type SecureContext, TLSSocket } from 'node:tls';
 import got, {
+  type Got,
   type Headers,
   MaxRedirectsError,
   type NormalizedOptions,
@@ -50,8 +51,8 @@ export interface HttpsProberOptions {
 }
 
 /**
- * The HTTP(S) prober (DECISIONS §3, §4). One fresh connection per hop (per-check agents
- * without keep-alive, destroyed afterwards), TLS verification always on, SNI and
+ * The HTTP(S) prober (DECISIONS §3, §4). One fresh connection per hop (shared agents that
+ * never keep a connection, see probeClient), TLS verification always on, SNI and
  * verification against the URL's host. Never throws for a failing target; an error it
  * cannot attribute to the target is rejected so that runProbe reports UNKNOWN/internal.
  *
@@ -64,57 +65,87 @@ export interface HttpsProberOptions {
 export function createHttpsProber(options: HttpsProberOptions = {}): Prober<'https'> {
   const config: ProbeConfig = {
     lookup: options.lookup ?? systemLookup,
-    egress: options.egress ?? 'private-allowed',
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    // Built once: a context with a full root store costs tens of milliseconds to build.
-    secureContext:
+    client: probeClient(
+      options.egress ?? 'private-allowed',
+      // Built once: a context with a full root store costs tens of milliseconds to build.
       options.ca === undefined
         ? undefined
         : createSecureContext({
             ca: [...rootCertificates, ...(typeof options.ca === 'string' ? [options.ca] : options.ca)],
           }),
+    ),
   };
   return (settings, context) => probeHttps(settings, context, config);
 }
 
 interface ProbeConfig {
   lookup: LookupFunction;
-  egress: Egress;
   maxBodyBytes: number;
-  secureContext: SecureContext | undefined;
+  client: Got;
+}
+
+/** What a check hands its redirect hook (got's per-request `context`). */
+interface HopContext extends Record<string, unknown> {
+  /** The origin of the monitor's URL. */
+  origin: string;
+  /** The lower-cased names of the monitor's own request headers (User-Agent excepted). */
+  own: readonly string[];
 }
 
 const USER_AGENT = `Picket/${PICKET_VERSION} (uptime monitor)`;
 
+/**
+ * One got instance per prober with everything that is the same for every check, so that a
+ * check only merges what is its own (got normalises options per request: fewer options and
+ * no per-check hooks is measurably less CPU, see docs/benchmarks.md).
+ *
+ * The agents are shared and never keep a connection: every hop opens a fresh one (no
+ * keep-alive, no TLS session cache, so every HTTPS check does a full handshake). Agent
+ * options take precedence over per-request options in Node, so verification cannot be undone
+ * by anything got passes down. The resolver is per request (got's `dnsLookup`), because each
+ * check times its own lookups.
+ */
+function probeClient(egress: Egress, secureContext: SecureContext | undefined): Got {
+  const checkLiteral = egressLiteralCheck(egress);
+  return got.extend({
+    agent: {
+      http: new HttpAgent({ keepAlive: false }),
+      https: new HttpsAgent({
+        keepAlive: false,
+        rejectUnauthorized: true,
+        maxCachedSessions: 0,
+        ...(secureContext ? { secureContext } : {}),
+      }),
+    },
+    https: { rejectUnauthorized: true },
+    maxRedirects: HTTPS_LIMITS.redirects,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    decompress: true,
+    enableUnixSockets: false,
+    hooks: {
+      beforeRequest: [checkLiteral, pinServerName],
+      beforeRedirect: [
+        (options: NormalizedOptions) => {
+          checkLiteral(options);
+          dropHeadersAcrossOrigins(options);
+        },
+      ],
+    },
+  });
+}
+
 async function probeHttps(settings: HttpsSettings, context: ProbeContext, config: ProbeConfig): Promise<ProbeOutcome> {
   const trace = new Trace(settings.check_certificate_expiration);
   if (context.signal.aborted) return abortedOutcome(context.signal, trace.timings());
-  const lookup = trace.timedLookup(config.lookup);
-  // Agent options take precedence over per-request options in Node, so these cannot be undone
-  // by anything got passes down.
-  const agents = {
-    http: new HttpAgent({ keepAlive: false, lookup }),
-    https: new HttpsAgent({
-      keepAlive: false,
-      lookup,
-      rejectUnauthorized: true,
-      maxCachedSessions: 0,
-      ...(config.secureContext ? { secureContext: config.secureContext } : {}),
-    }),
-  };
-  try {
-    return await exchange(settings, context, config, agents, trace);
-  } finally {
-    agents.http.destroy();
-    agents.https.destroy();
-  }
+  return exchange(settings, context, config, trace);
 }
 
 function exchange(
   settings: HttpsSettings,
   context: ProbeContext,
   config: ProbeConfig,
-  agents: { http: HttpAgent; https: HttpsAgent },
   trace: Trace,
 ): Promise<ProbeOutcome> {
   const method = settings.http_method ?? 'GET';
@@ -122,34 +153,20 @@ function exchange(
   const expected = settings.response_body === undefined ? null : Buffer.from(settings.response_body, 'utf8');
   // HEAD cannot carry a body; GET may (got refuses it unless told).
   const body = method === 'HEAD' ? undefined : settings.request_body;
+  const hop: HopContext = { origin: new URL(settings.url).origin, own: ownHeaderNames(settings.request_headers) };
 
   return new Promise<ProbeOutcome>((resolve, reject) => {
     let settled = false;
-    const stream = got.stream(settings.url, {
+    const stream = config.client.stream(settings.url, {
       method,
       headers: requestHeaders(settings.request_headers),
       body,
       allowGetBody: body !== undefined && method === 'GET',
-      agent: agents,
-      https: { rejectUnauthorized: true },
       followRedirect: settings.follow_redirect ?? true,
-      maxRedirects: HTTPS_LIMITS.redirects,
-      throwHttpErrors: false,
-      retry: { limit: 0 },
-      // The caller's signal is the deadline; this only guards against a caller without one.
-      timeout: { request: context.timeoutMs },
+      // The caller's signal is the deadline (runProbe owns it).
       signal: context.signal,
-      decompress: true,
-      enableUnixSockets: false,
-      hooks: {
-        beforeRequest: [egressLiteralCheck(config.egress), pinServerName],
-        beforeRedirect: [
-          (options: NormalizedOptions) => {
-            egressLiteralCheck(config.egress)(options);
-          },
-          dropHeadersAcrossOrigins(settings),
-        ],
-      },
+      dnsLookup: trace.timedLookup(config.lookup),
+      context: hop,
     });
 
     const finish = (outcome: ProbeOutcome | Error): void => {
@@ -201,17 +218,16 @@ function exchange(
  * only Authorization, Cookie and Host on a redirect to another origin; every header the
  * monitor set goes the same way, so a redirect can never hand them to a third party.
  */
-function dropHeadersAcrossOrigins(
-  settings: HttpsSettings,
-): (options: { url?: URL | string; headers: Record<string, unknown> }) => void {
-  const origin = new URL(settings.url).origin;
-  const own = [...new Set(parseHeaderLines(settings.request_headers).map(([name]) => name.toLowerCase()))].filter(
+function dropHeadersAcrossOrigins(options: NormalizedOptions): void {
+  const { origin, own } = options.context as HopContext;
+  const next = options.url === undefined ? origin : new URL(String(options.url)).origin;
+  if (next !== origin) for (const name of own) delete options.headers[name];
+}
+
+function ownHeaderNames(lines: string | undefined): string[] {
+  return [...new Set(parseHeaderLines(lines).map(([name]) => name.toLowerCase()))].filter(
     (name) => name !== 'user-agent',
   );
-  return (options) => {
-    const next = options.url === undefined ? origin : new URL(String(options.url)).origin;
-    if (next !== origin) for (const name of own) delete options.headers[name];
-  };
 }
 
 /** Lower-cased request headers: our User-Agent unless the monitor sets one; repeated names are all sent. */

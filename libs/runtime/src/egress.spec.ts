@@ -125,6 +125,21 @@ describe('egressProblem', () => {
       expect(`${policy}: ${egressProblem(address, policy) === null}`).toBe(`${policy}: ${allowed[policy]}`);
     }
   });
+
+  it('remembers verdicts per policy and per set of rules, and stays right past the number it keeps', () => {
+    const rules: EgressRules = { policy: 'private-allowed', deny: ['10.0.0.0/16'] };
+    // More distinct addresses than are kept, asked twice, alternating between the policies.
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 5000; i++) {
+        const address = `10.${i >> 8}.${i & 255}.1`;
+        expect([egressProblem(address, 'strict'), egressProblem(address, 'private-allowed')]).toEqual([
+          `${address} is not a public address`,
+          null,
+        ]);
+        expect(egressProblem(address, rules)).toBe(i < 256 ? `${address} is denied by EGRESS_DENY_CIDRS` : null);
+      }
+    }
+  });
 });
 
 describe('egress rules: the operator exceptions', () => {

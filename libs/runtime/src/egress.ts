@@ -137,7 +137,15 @@ interface CompiledRules {
   allow: BlockList | null;
   deny: BlockList | null;
   allowMetadata: boolean;
+  /**
+   * Verdicts already reached, by address: every check of a monitor asks about the same few
+   * addresses again, and a BlockList lookup builds a native SocketAddress each time.
+   */
+  verdicts: Map<string, string | null>;
 }
+
+/** Verdicts kept per set of rules; the map starts over when full. */
+const VERDICTS_KEPT = 4096;
 
 /** CIDRs (or single addresses) as a BlockList; throws on a malformed entry. */
 export function cidrList(entries: readonly string[]): BlockList {
@@ -155,9 +163,17 @@ export function cidrList(entries: readonly string[]): BlockList {
 }
 
 const compiledRules = new WeakMap<EgressRules, CompiledRules>();
+const barePolicies = new Map<EgressPolicy, CompiledRules>();
 
 function compile(egress: Egress): CompiledRules {
-  if (typeof egress === 'string') return { policy: egress, allow: null, deny: null, allowMetadata: false };
+  if (typeof egress === 'string') {
+    let bare = barePolicies.get(egress);
+    if (!bare) {
+      bare = { policy: egress, allow: null, deny: null, allowMetadata: false, verdicts: new Map() };
+      barePolicies.set(egress, bare);
+    }
+    return bare;
+  }
   let compiled = compiledRules.get(egress);
   if (!compiled) {
     compiled = {
@@ -165,6 +181,7 @@ function compile(egress: Egress): CompiledRules {
       allow: egress.allow?.length ? cidrList(egress.allow) : null,
       deny: egress.deny?.length ? cidrList(egress.deny) : null,
       allowMetadata: egress.allowMetadata === true,
+      verdicts: new Map(),
     };
     compiledRules.set(egress, compiled);
   }
@@ -184,6 +201,15 @@ export function egressPolicyOf(egress: Egress): EgressPolicy {
 export function egressProblem(address: string, egress: Egress): string | null {
   const rules = compile(egress);
   if (rules.policy === 'off') return null;
+  const known = rules.verdicts.get(address);
+  if (known !== undefined) return known;
+  const verdict = judge(address, rules);
+  if (rules.verdicts.size >= VERDICTS_KEPT) rules.verdicts.clear();
+  rules.verdicts.set(address, verdict);
+  return verdict;
+}
+
+function judge(address: string, rules: CompiledRules): string | null {
   const family = isIP(address);
   if (family === 0) return `${address} is not an IP address`;
   const inner = family === 6 ? embeddedIpv4(address) : null;
