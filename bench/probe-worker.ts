@@ -1,25 +1,112 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { connect as netConnect } from 'node:net';
+import { connect as tlsConnect, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
+import got from 'got';
 import { systemClock } from '#runtime';
 import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
 import type { MonitorType, ProbeRequest } from '#contracts';
 import { atFixedRate } from './report.js';
 
 /**
- * One Picket prober process for the probe benchmark: runs `kind` checks of `url` at `rate`
- * per second for `seconds` through the agent's ProbeExecutor, then prints one JSON line:
- * checks, failures, the CPU seconds the checks cost (start-up excluded) and the peak RSS (MB).
- * Usage: probe-worker <https|tcp|ping> <url> <rate> <seconds> [ca-file]
+ * One prober process for the probe benchmark: runs `kind` checks of `url` at `rate` per
+ * second, first for `warmup` seconds (not counted: the JIT compiles the hot path, the heap
+ * finds its size) and then for `seconds`, and prints one JSON line: the measured checks,
+ * failures, the CPU seconds they cost and the peak RSS (MB).
+ * Usage: probe-worker <kind> <url> <rate> <seconds> <warmup> [ca-file]
+ *
+ * Kinds: `https`, `tcp`, `ping` run Picket's checks through the agent's ProbeExecutor. The
+ * floor kinds do the least the same process could do for such a check, to show where
+ * Picket's time goes: `idle` (the fixed-rate loop alone), `net` (a TCP connect, then
+ * close), `tls` (a TLS connect with a full handshake), `node` (a GET with node:http or
+ * node:https, body read), `got` (the same GET with got and nothing but the options Picket
+ * cannot do without). Each floor opens a fresh connection per check, as Picket does.
  */
-const [kind, url, rateText, secondsText, caFile] = process.argv.slice(2);
+const [kind, url = '', rateText, secondsText, warmupText, caFile] = process.argv.slice(2);
 const rate = Number(rateText);
 const seconds = Number(secondsText);
-const { readFileSync } = await import('node:fs');
-const pinger = await IcmpPinger.open();
-const table = createProberTable({ pinger, https: caFile ? { ca: readFileSync(caFile, 'utf8') } : {} });
-const executor = new ProbeExecutor({ agentId: 'bench', clock: systemClock, table, maxInFlight: 10_000 });
-const monitorId = randomBytes(12).toString('hex');
-const type = kind as MonitorType;
-const settings = type === 'https' ? { url: url ?? '', check_certificate_expiration: false } : { url: url ?? '' };
+const warmup = Number(warmupText);
+const run = kind === 'https' || kind === 'tcp' || kind === 'ping' ? await picketChecks(kind) : floorChecks(kind ?? '');
+
+async function picketChecks(type: MonitorType): Promise<(scheduledAt: number) => Promise<boolean>> {
+  const pinger = await IcmpPinger.open();
+  const table = createProberTable({ pinger, https: caFile ? { ca: readFileSync(caFile, 'utf8') } : {} });
+  const executor = new ProbeExecutor({ agentId: 'bench', clock: systemClock, table, maxInFlight: 10_000 });
+  const monitorId = randomBytes(12).toString('hex');
+  const settings = type === 'https' ? { url, check_certificate_expiration: false } : { url };
+  return async (scheduledAt) => {
+    const request = {
+      check_id: `${monitorId}:${scheduledAt}:eu-west-1`,
+      monitor_id: monitorId,
+      region: 'eu-west-1',
+      scheduled_at: scheduledAt,
+      type,
+      settings,
+      timeout_ms: 5000,
+    } as ProbeRequest;
+    return (await executor.execute(request)).status === 'up';
+  };
+}
+
+function floorChecks(floor: string): (scheduledAt: number) => Promise<boolean> {
+  const target = new URL(url);
+  const port = Number(target.port);
+  const host = target.hostname;
+  const secureContext: SecureContext | undefined = caFile
+    ? createSecureContext({ ca: [...rootCertificates, readFileSync(caFile, 'utf8')] })
+    : undefined;
+  // No keep-alive and no TLS session cache: every check connects and handshakes afresh.
+  const agents = {
+    http: new HttpAgent({ keepAlive: false }),
+    https: new HttpsAgent({ keepAlive: false, maxCachedSessions: 0, ...(secureContext ? { secureContext } : {}) }),
+  };
+  const settle = (start: (done: (ok: boolean) => void) => void) => () => new Promise<boolean>(start);
+  switch (floor) {
+    case 'idle':
+      return () => Promise.resolve(true);
+    case 'net':
+      return settle((done) => {
+        const socket = netConnect({ host, port }, () => {
+          socket.destroy();
+          done(true);
+        });
+        socket.once('error', () => done(false));
+      });
+    case 'tls':
+      return settle((done) => {
+        const socket = tlsConnect({ host, port, secureContext }, () => {
+          socket.destroy();
+          done(socket.authorized);
+        });
+        socket.once('error', () => done(false));
+      });
+    case 'node':
+      return settle((done) => {
+        const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+        const request = send(url, { agent: target.protocol === 'https:' ? agents.https : agents.http }, (response) => {
+          response.resume();
+          response.once('end', () => done(response.statusCode === 200));
+        });
+        request.once('error', () => done(false));
+        request.end();
+      });
+    case 'got': {
+      const client = got.extend({ agent: agents, retry: { limit: 0 }, throwHttpErrors: false });
+      return settle((done) => {
+        const stream = client.stream(url);
+        stream.once('response', (response: { statusCode: number }) => {
+          stream.resume();
+          stream.once('end', () => done(response.statusCode === 200));
+        });
+        stream.once('error', () => done(false));
+      });
+    }
+    default:
+      throw new Error(`unknown kind ${floor}`);
+  }
+}
 
 let checks = 0;
 let failures = 0;
@@ -27,26 +114,19 @@ let peakRssMb = 0;
 const sampler = setInterval(() => {
   peakRssMb = Math.max(peakRssMb, process.memoryUsage().rss / 2 ** 20);
 }, 250);
+const check = async (i: number, due: number): Promise<void> => {
+  const ok = await run(Math.floor(due) + i);
+  checks++;
+  if (!ok) failures++;
+};
+if (warmup > 0) await atFixedRate(rate, warmup, check);
+checks = 0;
+failures = 0;
 const cpu = process.cpuUsage();
 const started = Date.now();
-await atFixedRate(rate, seconds, async (i, due) => {
-  const scheduledAt = Math.floor(due) + i;
-  const request = {
-    check_id: `${monitorId}:${scheduledAt}:eu-west-1`,
-    monitor_id: monitorId,
-    region: 'eu-west-1',
-    scheduled_at: scheduledAt,
-    type,
-    settings,
-    timeout_ms: 5000,
-  } as ProbeRequest;
-  const result = await executor.execute(request);
-  checks++;
-  if (result.status !== 'up') failures++;
-});
+await atFixedRate(rate, seconds, check);
 const used = process.cpuUsage(cpu);
 const elapsed = (Date.now() - started) / 1000;
-pinger.close();
 clearInterval(sampler);
 process.stdout.write(
   `${JSON.stringify({ checks, failures, cpu: (used.user + used.system) / 1e6, elapsed, rss: Math.round(peakRssMb) })}\n`,

@@ -1,11 +1,12 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent as HttpAgent, get as httpGet } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { atFixedRate, publish, sleep, type Row } from './report.js';
-import { listen, processCpu, startTargets } from './targets.js';
+import { atFixedRate, cpuSeconds, publish, sleep, type Row } from './report.js';
+import { listen, processCpu, startTargets, type LoopbackTargets } from './targets.js';
 
 const BLACKBOX = process.env.BENCH_BLACKBOX ?? '/usr/bin/prometheus-blackbox-exporter';
 const FPING = process.env.BENCH_FPING ?? '/usr/bin/fping';
@@ -17,49 +18,217 @@ const FPING = process.env.BENCH_FPING ?? '/usr/bin/fping';
 export async function probeBench(): Promise<void> {
   const rate = Number(process.env.BENCH_RATE ?? 200);
   const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+  const warmup = Number(process.env.BENCH_WARMUP ?? 5);
+  const withFloors = process.env.BENCH_FLOORS !== '0';
   const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
   const targets = await startTargets(dir);
   const { caFile } = targets;
   const rows: Row[] = [];
+  const floorRows: Row[] = [];
+  const measure = (kind: string, url: string) => runPicket(kind, url, rate, seconds, warmup, caFile);
+  /** Picket's line and the floor lines of one check, each against the peer. */
+  const floors = async (
+    name: string,
+    url: string,
+    picket: Measured,
+    kinds: readonly Floor[],
+    peer: Measured | null,
+  ) => {
+    floorRows.push(floorRow(name, "Picket's prober through the executor", picket, picket, peer));
+    if (!withFloors) return;
+    for (const kind of kinds) floorRows.push(floorRow(name, FLOORS[kind], await measure(kind, url), picket, peer));
+  };
   try {
     const blackbox = await startBlackbox(dir, caFile);
-    for (const [name, kind, url, module, target] of [
-      ['HTTP', 'https', targets.http, 'http_2xx', targets.http],
-      ['HTTPS', 'https', targets.https, 'http_2xx', targets.https],
-      ['TCP', 'tcp', `tcp://${targets.tcp}`, 'tcp_connect', targets.tcp],
-    ] as const) {
-      const picket = await runPicket(kind, url, rate, seconds, caFile);
-      const peer = blackbox ? await driveBlackbox(blackbox, module, target, rate, seconds) : null;
+    for (const { name, kind, url, module, target, floorKinds } of networkChecks(targets)) {
+      const picket = await measure(kind, url);
+      const peer = blackbox ? await driveBlackbox(blackbox, module, target, rate, seconds, warmup) : null;
       rows.push(row(name, rate, picket, 'blackbox_exporter', peer));
+      await floors(name, kind === 'tcp' ? `http://${targets.tcp}/` : url, picket, floorKinds, peer);
     }
     blackbox?.stop();
-    const ping = await runPicket('ping', 'ping://127.0.0.1', rate, seconds);
-    rows.push(row('ICMP', rate, ping, 'fping', runFping(rate, seconds)));
+    const ping = await measure('ping', 'ping://127.0.0.1');
+    const fping = runFping(rate, seconds);
+    rows.push(row('ICMP', rate, ping, 'fping', fping));
+    await floors('ICMP', targets.http, ping, ['idle'], fping);
   } finally {
     targets.close();
     rmSync(dir, { recursive: true, force: true });
   }
   publish(
     'Probe cost',
-    `\`npm run bench -- probe\`: ${rate} checks/s for ${seconds} s against loopback targets (a new connection ` +
+    `\`npm run bench -- probe\`: ${rate} checks/s for ${seconds} s, after ${warmup} s not counted, against loopback targets (a new connection ` +
       `per check). Picket = the agent's ProbeExecutor in its own process; blackbox_exporter = ` +
       `prometheus-blackbox-exporter driven through /probe at the same rate; fping = \`fping -C\` at the same ` +
       `rate. CPU = the prober process's user+system seconds per 1000 checks; Picket RSS = the peak resident memory ` +
       `of its prober process (the agent's executor and probers, without NATS).`,
     rows,
   );
+  publish(
+    'Probe cost floors',
+    `The same run: what the same kind of process (Node, the same fixed-rate loop, a fresh connection per check) ` +
+      `spends on the least it could do for each check, beside Picket's prober and the peer. "/ peer" is the CPU ` +
+      `per check over the peer's (blackbox_exporter, fping); "/ Picket" over Picket's prober's.`,
+    floorRows,
+  );
+}
+
+type Floor = 'idle' | 'net' | 'tls' | 'node' | 'got';
+
+/** A check compared with blackbox_exporter: Picket's kind and URL, the peer's module and target, the floors. */
+interface NetworkCheck {
+  name: string;
+  kind: 'https' | 'tcp';
+  url: string;
+  module: string;
+  target: string;
+  floorKinds: readonly Floor[];
+}
+
+function networkChecks(targets: LoopbackTargets): NetworkCheck[] {
+  return [
+    {
+      name: 'HTTP',
+      kind: 'https',
+      url: targets.http,
+      module: 'http_2xx',
+      target: targets.http,
+      floorKinds: ['idle', 'net', 'node', 'got'],
+    },
+    {
+      name: 'HTTPS',
+      kind: 'https',
+      url: targets.https,
+      module: 'http_2xx',
+      target: targets.https,
+      floorKinds: ['tls', 'node', 'got'],
+    },
+    {
+      name: 'TCP',
+      kind: 'tcp',
+      url: `tcp://${targets.tcp}`,
+      module: 'tcp_connect',
+      target: targets.tcp,
+      floorKinds: ['net'],
+    },
+  ];
+}
+
+/**
+ * The highest rate each prober sustains on one core: Picket's prober process and
+ * blackbox_exporter pinned to CPU 1, this process (the targets, and the driver of
+ * blackbox_exporter) to CPU 0. Each step runs `seconds` at a rate from BENCH_MAX_RATES, in
+ * order, until one fails: a check not up, or the step's checks taking more than 10 % longer
+ * than the step (the prober fell behind). Needs two CPUs and taskset.
+ */
+export async function probeMaxBench(): Promise<void> {
+  const rates = (process.env.BENCH_MAX_RATES ?? '250,500,1000,2000,4000').split(',').map(Number);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+  execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+  const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
+  const targets = await startTargets(dir);
+  const rows: Row[] = [];
+  try {
+    const blackbox = await startBlackbox(dir, targets.caFile);
+    if (blackbox) execFileSync('taskset', ['-a', '-p', '-c', '1', String(blackbox.pid)], { stdio: 'ignore' });
+    for (const { name, kind, url, module, target } of networkChecks(targets)) {
+      const picket = (rate: number) => runPicket(kind, url, rate, seconds, warmup, targets.caFile, '1');
+      rows.push(await highestRate(name, 'Picket', rates, seconds, warmup, picket));
+      if (!blackbox) continue;
+      const peer = (rate: number) => driveBlackbox(blackbox, module, target, rate, seconds, warmup);
+      rows.push(await highestRate(name, 'blackbox_exporter', rates, seconds, warmup, peer));
+    }
+    blackbox?.stop();
+  } finally {
+    targets.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  publish(
+    'Highest rate on one core',
+    `\`npm run bench -- probe-max\`: the prober process pinned to one CPU (taskset), the loopback targets and ` +
+      `blackbox_exporter's driver on the other; rates tried in turn (${rates.join(', ')} checks/s, ${seconds} s ` +
+      `each after ${warmup} s of warm-up) until a step fails: a check not up, or the checks taking more than 10 % ` +
+      `longer than the step. "bench cores" is what the targets and driver used meanwhile: near 1, the other CPU ` +
+      `and not the prober may be what stopped the step.`,
+    rows,
+  );
+}
+
+async function highestRate(
+  check: string,
+  prober: string,
+  rates: readonly number[],
+  seconds: number,
+  warmup: number,
+  run: (rate: number) => Promise<Measured>,
+): Promise<Row> {
+  let best: { rate: number; measured: Measured; bench: number } | null = null;
+  let failed = 'none (the highest rate tried passed)';
+  for (const rate of rates) {
+    const benchCpu = process.cpuUsage();
+    const measured = await run(rate);
+    const elapsed = measured.elapsed ?? seconds;
+    // The targets (and the peer's driver) work through the warm-up too.
+    const bench = cpuSeconds(benchCpu) / (warmup + elapsed);
+    const behind = elapsed > seconds * 1.1;
+    if (measured.failures > 0 || behind) {
+      const why = [
+        measured.failures > 0 ? `${measured.failures} not up` : '',
+        behind ? `took ${elapsed.toFixed(1)} s` : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+      failed = `${rate}/s: ${why}; bench cores ${bench.toFixed(2)}`;
+      break;
+    }
+    best = { rate, measured, bench };
+  }
+  return {
+    check,
+    prober,
+    'highest rate /s': best?.rate ?? 'none',
+    'CPU s/1000 there': best ? per1000(best.measured) : 'n/a',
+    'prober cores there': best ? best.measured.cpu / (best.measured.elapsed ?? seconds) : 'n/a',
+    'bench cores there': best?.bench ?? 'n/a',
+    'first failed step': failed,
+  };
+}
+
+const FLOORS: Readonly<Record<Floor, string>> = {
+  idle: 'the fixed-rate loop alone (no check)',
+  net: 'TCP connect + close (node:net)',
+  tls: 'TLS connect, full handshake (node:tls)',
+  node: 'GET with node:http / node:https',
+  got: 'GET with got, minimal options',
+};
+
+function floorRow(name: string, what: string, m: Measured, picket: Measured, peer: Measured | null): Row {
+  return {
+    check: name,
+    'what runs': what,
+    'CPU s/1000': per1000(m),
+    failed: m.failures,
+    '/ peer': peer ? per1000(m) / per1000(peer) : 'n/a',
+    '/ Picket': per1000(m) / per1000(picket),
+  };
+}
+
+function per1000(m: Measured): number {
+  return (1000 * m.cpu) / Math.max(1, m.checks);
 }
 
 interface Measured {
   checks: number;
   failures: number;
   cpu: number;
+  /** Seconds from the first check started to the last one answered. */
+  elapsed?: number;
   /** Peak RSS of the prober process, MB (Picket only). */
   rss?: number;
 }
 
 function row(name: string, rate: number, picket: Measured, peerName: string, peer: Measured | null): Row {
-  const per1000 = (m: Measured) => (1000 * m.cpu) / Math.max(1, m.checks);
   return {
     check: name,
     'rate /s': rate,
@@ -73,9 +242,21 @@ function row(name: string, rate: number, picket: Measured, peerName: string, pee
   };
 }
 
-async function runPicket(kind: string, url: string, rate: number, seconds: number, ca?: string): Promise<Measured> {
+async function runPicket(
+  kind: string,
+  url: string,
+  rate: number,
+  seconds: number,
+  warmup: number,
+  ca?: string,
+  cpu?: string,
+): Promise<Measured> {
   const worker = join(dirname(fileURLToPath(import.meta.url)), 'probe-worker.js');
-  const child = spawn(process.execPath, [worker, kind, url, String(rate), String(seconds), ...(ca ? [ca] : [])], {
+  const args = [worker, kind, url, String(rate), String(seconds), String(warmup), ...(ca ? [ca] : [])];
+  // Pinned to one CPU when asked (taskset runs the command in its own process).
+  const [command, argv] =
+    cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', cpu, process.execPath, ...args]];
+  const child = spawn(command, argv, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -142,27 +323,44 @@ async function driveBlackbox(
   target: string,
   rate: number,
   seconds: number,
+  warmup: number,
 ): Promise<Measured> {
   const url = `http://127.0.0.1:${bb.port}/probe?module=${module}&target=${encodeURIComponent(target)}`;
-  await fetch(url).then((r) => r.text()); // warm-up
+  // node:http with keep-alive: the driver shares a CPU with the targets in probe-max, and
+  // costs about half what fetch does there.
+  const agent = new HttpAgent({ keepAlive: true });
+  const probe = () =>
+    new Promise<string>((resolve, reject) => {
+      const request = httpGet(url, { agent }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.once('end', () => resolve(body));
+        response.once('error', reject);
+      });
+      request.once('error', reject);
+    });
+  await probe();
+  // The same warm-up as Picket's worker gets, not counted.
+  if (warmup > 0) await atFixedRate(rate, warmup, () => probe().then(() => undefined));
   const cpuBefore = processCpu(bb.pid);
+  const started = Date.now();
   let checks = 0;
   let failures = 0;
   await atFixedRate(rate, seconds, () =>
-    fetch(url)
-      .then((r) => r.text())
-      .then(
-        (body) => {
-          checks++;
-          if (!/^probe_success 1$/m.test(body)) failures++;
-        },
-        () => {
-          checks++;
-          failures++;
-        },
-      ),
+    probe().then(
+      (body) => {
+        checks++;
+        if (!/^probe_success 1$/m.test(body)) failures++;
+      },
+      () => {
+        checks++;
+        failures++;
+      },
+    ),
   );
-  return { checks, failures, cpu: processCpu(bb.pid) - cpuBefore };
+  agent.destroy();
+  return { checks, failures, cpu: processCpu(bb.pid) - cpuBefore, elapsed: (Date.now() - started) / 1000 };
 }
 
 function runFping(rate: number, seconds: number): Measured | null {

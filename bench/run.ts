@@ -1,7 +1,7 @@
 import { agentBench } from './agent.js';
 import { detectionBench } from './detection.js';
 import { ingestBench } from './ingest.js';
-import { probeBench } from './probe.js';
+import { probeBench, probeMaxBench } from './probe.js';
 import { scaleBench } from './scale.js';
 import { schedulingBench } from './scheduling.js';
 
@@ -11,6 +11,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   ingest: ingestBench,
   detection: detectionBench,
   probe: probeBench,
+  'probe-max': probeMaxBench,
   scale: scaleBench,
   agent: agentBench,
 };
