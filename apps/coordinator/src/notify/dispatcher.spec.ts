@@ -143,6 +143,21 @@ class Harness {
     });
   }
 
+  /**
+   * The database fails the second transaction from now on (a round's claim is the first, its
+   * record the second), as a connection cut between a send and its record would.
+   * `again()` fails the second one after that call too; `mend()` ends it.
+   */
+  breakTheRecord(): { again(): void; mend(): void } {
+    const transaction = this.db.transaction.bind(this.db);
+    let calls = 0;
+    const spy = jest.spyOn(this.db, 'transaction').mockImplementation((work) => {
+      calls++;
+      return calls === 2 ? Promise.reject(new Error('Connection terminated unexpectedly')) : transaction(work);
+    });
+    return { again: () => (calls = 0), mend: () => spy.mockRestore() };
+  }
+
   rows(where: FindOptionsWhere<NotificationEntity> = {}) {
     return this.dataSource.manager.find(NotificationEntity, { where, order: { createdAt: 'ASC', id: 'ASC' } });
   }
@@ -262,12 +277,7 @@ describe.each(testDatabases())('outbox and dispatcher on $name', (kind) => {
     const m = await h.monitor([await h.contact()]);
     await h.transition(m, 'down');
     // The database goes away between the send and its record: the claim stays on the row.
-    const transaction = h.db.transaction.bind(h.db);
-    let calls = 0;
-    jest.spyOn(h.db, 'transaction').mockImplementation((work) => {
-      calls++;
-      return calls === 2 ? Promise.reject(new Error('Connection terminated unexpectedly')) : transaction(work);
-    });
+    const broken = h.breakTheRecord();
     await expect(h.dispatcher.runOnce()).rejects.toThrow('Connection terminated');
     h.clock.advance(1_000); // the next poll, well within CLAIM_MS
     await h.dispatcher.runOnce();
@@ -275,7 +285,7 @@ describe.each(testDatabases())('outbox and dispatcher on $name', (kind) => {
     expect((await h.rows()).map((r) => [r.state, r.attempts, r.lockedUntil])).toEqual([['delivered', 1, 0]]);
     // Meanwhile the claim still keeps every other dispatcher off the row.
     await h.transition(m, 'up');
-    calls = 0;
+    broken.again();
     await expect(h.dispatcher.runOnce()).rejects.toThrow('Connection terminated');
     const config = loadCoordinatorConfig({ DATABASE_URL: 'sqlite::memory:' });
     const other = new Dispatcher(h.db, {} as NotifierTable, config, new NotifyMetrics(createRegistry()), h.clock);
@@ -294,14 +304,9 @@ describe.each(testDatabases())('outbox and dispatcher on $name', (kind) => {
     const m = await h.monitor([await h.contact()]);
     await h.transition(m, 'down');
     // A broken round leaves the row claimed by this dispatcher and unrecorded (held).
-    const transaction = h.db.transaction.bind(h.db);
-    let calls = 0;
-    const spy = jest.spyOn(h.db, 'transaction').mockImplementation((work) => {
-      calls++;
-      return calls === 2 ? Promise.reject(new Error('Connection terminated unexpectedly')) : transaction(work);
-    });
+    const broken = h.breakTheRecord();
     await expect(h.dispatcher.runOnce()).rejects.toThrow('Connection terminated');
-    spy.mockRestore();
+    broken.mend();
     h.clock.advance(1_000);
     // The next round takes it up and is held inside the delivery; a round started meanwhile
     // (wake() and the poll, or two callers) finds nothing to do.
