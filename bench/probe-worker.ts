@@ -17,7 +17,8 @@ import { atFixedRate } from './report.js';
  * failures, the CPU seconds they cost and the peak RSS (MB).
  * Usage: probe-worker <kind> <url> <rate> <seconds> <warmup> [ca-file]
  *
- * Kinds: `https`, `tcp`, `ping` run Picket's checks through the agent's ProbeExecutor. The
+ * Kinds: `https`, `tcp`, `ping` run Picket's checks through the agent's ProbeExecutor, with
+ * the agent's prober table (the CA of the targets comes from NODE_EXTRA_CA_CERTS). The
  * floor kinds do the least the same process could do for such a check, to show where
  * Picket's time goes: `idle` (the fixed-rate loop alone), `net` (a TCP connect, then
  * close), `tls` (a TLS connect with a full handshake), `node` (a GET with node:http or
@@ -32,7 +33,8 @@ const run = kind === 'https' || kind === 'tcp' || kind === 'ping' ? await picket
 
 async function picketChecks(type: MonitorType): Promise<(scheduledAt: number) => Promise<boolean>> {
   const pinger = await IcmpPinger.open();
-  const table = createProberTable({ pinger, https: caFile ? { ca: readFileSync(caFile, 'utf8') } : {} });
+  // The targets' CA comes as an agent's would, through NODE_EXTRA_CA_CERTS (see runPicket).
+  const table = createProberTable({ pinger });
   const executor = new ProbeExecutor({ agentId: 'bench', clock: systemClock, table, maxInFlight: 10_000 });
   const monitorId = randomBytes(12).toString('hex');
   const settings = type === 'https' ? { url, check_certificate_expiration: false } : { url };

@@ -14,63 +14,111 @@ const FPING = process.env.BENCH_FPING ?? '/usr/bin/fping';
  * Probe cost: the same checks of loopback targets at the same fixed rate, by Picket's probe
  * executor (a separate process, as in an agent) and by prometheus-blackbox-exporter driven
  * through /probe; ICMP against fping. CPU seconds per 1000 checks of the prober's process.
+ *
+ * The cost of a wakeup on a VM moves by tens of percent within minutes, so every figure is
+ * measured in BENCH_ROUNDS rounds, each round running every check kind once for each prober
+ * (Picket, then its peer, then the floors, back to back), and the tables give medians: a
+ * ratio is the median of the rounds' ratios, each of a Picket run and the peer run right
+ * after it.
  */
 export async function probeBench(): Promise<void> {
   const rate = Number(process.env.BENCH_RATE ?? 200);
-  const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const warmup = Number(process.env.BENCH_WARMUP ?? 5);
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
   const withFloors = process.env.BENCH_FLOORS !== '0';
   const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
   const targets = await startTargets(dir);
   const { caFile } = targets;
-  const rows: Row[] = [];
-  const floorRows: Row[] = [];
   const measure = (kind: string, url: string) => runPicket(kind, url, rate, seconds, warmup, caFile);
-  /** Picket's line and the floor lines of one check, each against the peer. */
-  const floors = async (
-    name: string,
-    url: string,
-    picket: Measured,
-    kinds: readonly Floor[],
-    peer: Measured | null,
-  ) => {
-    floorRows.push(floorRow(name, "Picket's prober through the executor", picket, picket, peer));
-    if (!withFloors) return;
-    for (const kind of kinds) floorRows.push(floorRow(name, FLOORS[kind], await measure(kind, url), picket, peer));
-  };
+  const checks: Sampled[] = [
+    ...networkChecks(targets).map((check) => ({
+      name: check.name,
+      peerName: 'blackbox_exporter',
+      floorKinds: withFloors ? check.floorKinds : [],
+      picket: [],
+      peer: [],
+      floors: new Map(),
+      run: {
+        picket: () => measure(check.kind, check.url),
+        peer: (blackbox: Blackbox | null) =>
+          blackbox ? driveBlackbox(blackbox, check.module, check.target, rate, seconds, warmup) : null,
+        floor: (kind: Floor) => measure(kind, check.kind === 'tcp' ? `http://${targets.tcp}/` : check.url),
+      },
+    })),
+    {
+      name: 'ICMP',
+      peerName: 'fping',
+      floorKinds: withFloors ? ['idle'] : [],
+      picket: [],
+      peer: [],
+      floors: new Map(),
+      run: {
+        picket: () => measure('ping', 'ping://127.0.0.1'),
+        peer: () => runFping(rate, seconds),
+        floor: (kind: Floor) => measure(kind, targets.http),
+      },
+    },
+  ];
   try {
     const blackbox = await startBlackbox(dir, caFile);
-    for (const { name, kind, url, module, target, floorKinds } of networkChecks(targets)) {
-      const picket = await measure(kind, url);
-      const peer = blackbox ? await driveBlackbox(blackbox, module, target, rate, seconds, warmup) : null;
-      rows.push(row(name, rate, picket, 'blackbox_exporter', peer));
-      await floors(name, kind === 'tcp' ? `http://${targets.tcp}/` : url, picket, floorKinds, peer);
+    for (let round = 0; round < rounds; round++) {
+      for (const check of checks) {
+        check.picket.push(await check.run.picket());
+        check.peer.push(await check.run.peer(blackbox));
+        for (const kind of check.floorKinds) {
+          const samples = check.floors.get(kind) ?? [];
+          samples.push(await check.run.floor(kind));
+          check.floors.set(kind, samples);
+        }
+      }
     }
     blackbox?.stop();
-    const ping = await measure('ping', 'ping://127.0.0.1');
-    const fping = runFping(rate, seconds);
-    rows.push(row('ICMP', rate, ping, 'fping', fping));
-    await floors('ICMP', targets.http, ping, ['idle'], fping);
   } finally {
     targets.close();
     rmSync(dir, { recursive: true, force: true });
   }
+  const rows = checks.map((check) => sampledRow(check, rate));
+  const floorRows = checks.flatMap((check) => [
+    floorRow(check, "Picket's prober through the executor", check.picket),
+    ...check.floorKinds.map((kind) => floorRow(check, FLOORS[kind], check.floors.get(kind) ?? [])),
+  ]);
   publish(
     'Probe cost',
-    `\`npm run bench -- probe\`: ${rate} checks/s for ${seconds} s, after ${warmup} s not counted, against loopback targets (a new connection ` +
-      `per check). Picket = the agent's ProbeExecutor in its own process; blackbox_exporter = ` +
-      `prometheus-blackbox-exporter driven through /probe at the same rate; fping = \`fping -C\` at the same ` +
-      `rate. CPU = the prober process's user+system seconds per 1000 checks; Picket RSS = the peak resident memory ` +
-      `of its prober process (the agent's executor and probers, without NATS).`,
+    `\`npm run bench -- probe\`: ${rate} checks/s against loopback targets (a new connection per check), in ` +
+      `${rounds} rounds; in each, every prober runs each check for ${seconds} s after ${warmup} s not counted. ` +
+      `Picket = the agent's ProbeExecutor in its own process; blackbox_exporter = prometheus-blackbox-exporter ` +
+      `driven through /probe at the same rate; fping = \`fping -C\` at the same rate. CPU = the prober ` +
+      `process's user+system seconds per 1000 checks, the median of the rounds; "Picket / peer" = the median ` +
+      `of the rounds' ratios, "ratio range" their lowest and highest; Picket RSS = the peak resident memory of ` +
+      `its prober process (the agent's executor and probers, without NATS).`,
     rows,
   );
-  publish(
-    'Probe cost floors',
-    `The same run: what the same kind of process (Node, the same fixed-rate loop, a fresh connection per check) ` +
-      `spends on the least it could do for each check, beside Picket's prober and the peer. "/ peer" is the CPU ` +
-      `per check over the peer's (blackbox_exporter, fping); "/ Picket" over Picket's prober's.`,
-    floorRows,
-  );
+  if (withFloors) {
+    publish(
+      'Probe cost floors',
+      `The same run: what the same kind of process (Node, the same fixed-rate loop, a fresh connection per ` +
+        `check) spends on the least it could do for each check, beside Picket's prober and the peer, medians ` +
+        `of the rounds. "/ peer" is the CPU per check over the peer's (blackbox_exporter, fping) in the same ` +
+        `round; "/ Picket" over Picket's prober's in the same round.`,
+      floorRows,
+    );
+  }
+}
+
+/** One check kind's measurements, a sample per round for each prober. */
+interface Sampled {
+  name: string;
+  peerName: string;
+  floorKinds: readonly Floor[];
+  picket: Measured[];
+  peer: (Measured | null)[];
+  floors: Map<Floor, Measured[]>;
+  run: {
+    picket(): Promise<Measured>;
+    peer(blackbox: Blackbox | null): Promise<Measured | null> | Measured | null;
+    floor(kind: Floor): Promise<Measured>;
+  };
 }
 
 type Floor = 'idle' | 'net' | 'tls' | 'node' | 'got';
@@ -203,14 +251,14 @@ const FLOORS: Readonly<Record<Floor, string>> = {
   got: 'GET with got, minimal options',
 };
 
-function floorRow(name: string, what: string, m: Measured, picket: Measured, peer: Measured | null): Row {
+function floorRow(check: Sampled, what: string, samples: readonly Measured[]): Row {
   return {
-    check: name,
+    check: check.name,
     'what runs': what,
-    'CPU s/1000': per1000(m),
-    failed: m.failures,
-    '/ peer': peer ? per1000(m) / per1000(peer) : 'n/a',
-    '/ Picket': per1000(m) / per1000(picket),
+    'CPU s/1000': median(samples.map(per1000)),
+    failed: sum(samples.map((m) => m.failures)),
+    '/ peer': pairedRatio(samples, check.peer),
+    '/ Picket': pairedRatio(samples, check.picket),
   };
 }
 
@@ -228,18 +276,49 @@ interface Measured {
   rss?: number;
 }
 
-function row(name: string, rate: number, picket: Measured, peerName: string, peer: Measured | null): Row {
+function sampledRow(check: Sampled, rate: number): Row {
+  const peers = check.peer.filter((m): m is Measured => m !== null);
+  const ratios = pairs(check.picket, check.peer).map(([picket, peer]) => per1000(picket) / per1000(peer));
   return {
-    check: name,
+    check: check.name,
     'rate /s': rate,
-    'Picket CPU s/1000': per1000(picket),
-    'Picket failed': picket.failures,
-    'Picket RSS MB': picket.rss ?? 'n/a',
-    peer: peerName,
-    'peer CPU s/1000': peer ? per1000(peer) : 'n/a',
-    'peer failed': peer ? peer.failures : 'n/a',
-    'Picket / peer': peer ? per1000(picket) / per1000(peer) : 'n/a',
+    rounds: check.picket.length,
+    'Picket CPU s/1000': median(check.picket.map(per1000)),
+    'Picket failed': sum(check.picket.map((m) => m.failures)),
+    'Picket RSS MB': Math.max(...check.picket.map((m) => m.rss ?? 0)),
+    peer: check.peerName,
+    'peer CPU s/1000': peers.length > 0 ? median(peers.map(per1000)) : 'n/a',
+    'peer failed': peers.length > 0 ? sum(peers.map((m) => m.failures)) : 'n/a',
+    'Picket / peer': ratios.length > 0 ? median(ratios) : 'n/a',
+    'ratio range': ratios.length > 0 ? `${fixed(Math.min(...ratios))}–${fixed(Math.max(...ratios))}` : 'n/a',
   };
+}
+
+/** The samples of two series taken in the same round, where both exist. */
+function pairs(a: readonly (Measured | null)[], b: readonly (Measured | null)[]): [Measured, Measured][] {
+  return a.flatMap((m, i) => {
+    const other = b[i];
+    return m && other ? [[m, other] as [Measured, Measured]] : [];
+  });
+}
+
+function pairedRatio(samples: readonly Measured[], against: readonly (Measured | null)[]): number | string {
+  const ratios = pairs(samples, against).map(([m, other]) => per1000(m) / per1000(other));
+  return ratios.length > 0 ? median(ratios) : 'n/a';
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}
+
+function fixed(value: number): string {
+  return value.toFixed(2);
 }
 
 async function runPicket(
@@ -256,8 +335,10 @@ async function runPicket(
   // Pinned to one CPU when asked (taskset runs the command in its own process).
   const [command, argv] =
     cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', cpu, process.execPath, ...args]];
+  // Picket's probers trust the targets' CA as an agent would: through NODE_EXTRA_CA_CERTS.
   const child = spawn(command, argv, {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: ca ? { ...process.env, NODE_EXTRA_CA_CERTS: ca } : process.env,
   });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

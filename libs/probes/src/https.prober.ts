@@ -68,12 +68,14 @@ export function createHttpsProber(options: HttpsProberOptions = {}): Prober<'htt
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     client: probeClient(
       options.egress ?? 'private-allowed',
-      // Built once: a context with a full root store costs tens of milliseconds to build.
-      options.ca === undefined
-        ? undefined
-        : createSecureContext({
-            ca: [...rootCertificates, ...(typeof options.ca === 'string' ? [options.ca] : options.ca)],
-          }),
+      // Built once and shared by every connection: without one, Node builds a context per
+      // connection (0.15 ms of CPU each on the benchmark machine, even with the default roots);
+      // with extra CAs, tens of milliseconds. No `ca`: Node's roots and NODE_EXTRA_CA_CERTS.
+      createSecureContext(
+        options.ca === undefined
+          ? {}
+          : { ca: [...rootCertificates, ...(typeof options.ca === 'string' ? [options.ca] : options.ca)] },
+      ),
     ),
   };
   return (settings, context) => probeHttps(settings, context, config);
@@ -106,7 +108,7 @@ const USER_AGENT = `Picket/${PICKET_VERSION} (uptime monitor)`;
  * by anything got passes down. The resolver is per request (got's `dnsLookup`), because each
  * check times its own lookups.
  */
-function probeClient(egress: Egress, secureContext: SecureContext | undefined): Got {
+function probeClient(egress: Egress, secureContext: SecureContext): Got {
   const checkLiteral = egressLiteralCheck(egress);
   return got.extend({
     agent: {
@@ -115,7 +117,7 @@ function probeClient(egress: Egress, secureContext: SecureContext | undefined): 
         keepAlive: false,
         rejectUnauthorized: true,
         maxCachedSessions: 0,
-        ...(secureContext ? { secureContext } : {}),
+        secureContext,
       }),
     },
     https: { rejectUnauthorized: true },
