@@ -10,6 +10,8 @@ import { listen, processCpu, startTargets, type LoopbackTargets } from './target
 
 const BLACKBOX = process.env.BENCH_BLACKBOX ?? '/usr/bin/prometheus-blackbox-exporter';
 const FPING = process.env.BENCH_FPING ?? '/usr/bin/fping';
+/** Node command-line options for Picket's prober processes (and its floors); none by default. */
+const PICKET_NODE_ARGS = (process.env.BENCH_PICKET_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /**
  * Probe cost: the same checks of loopback targets at the same fixed rate, by Picket's probe
  * executor (a separate process, as in an agent) and by prometheus-blackbox-exporter driven
@@ -91,7 +93,7 @@ export async function probeBench(): Promise<void> {
       `driven through /probe at the same rate; fping = \`fping -C\` at the same rate. CPU = the prober ` +
       `process's user+system seconds per 1000 checks, the median of the rounds; "Picket / peer" = the median ` +
       `of the rounds' ratios, "ratio range" their lowest and highest; Picket RSS = the peak resident memory of ` +
-      `its prober process (the agent's executor and probers, without NATS).`,
+      `its prober process (the agent's executor and probers, without NATS).${nodeArgsNote()}`,
     rows,
   );
   if (withFloors) {
@@ -104,6 +106,11 @@ export async function probeBench(): Promise<void> {
       floorRows,
     );
   }
+}
+
+/** Says which node options Picket's processes ran with, when not Node's defaults. */
+function nodeArgsNote(): string {
+  return PICKET_NODE_ARGS.length > 0 ? ` Picket's processes ran as \`node ${PICKET_NODE_ARGS.join(' ')}\`.` : '';
 }
 
 /** One check kind's measurements, a sample per round for each prober. */
@@ -198,7 +205,7 @@ export async function probeMaxBench(): Promise<void> {
       `blackbox_exporter's driver on the other; rates tried in turn (${rates.join(', ')} checks/s, ${seconds} s ` +
       `each after ${warmup} s of warm-up) until a step fails: a check not up, or the checks taking more than 10 % ` +
       `longer than the step. "bench cores" is what the targets and driver used meanwhile: near 1, the other CPU ` +
-      `and not the prober may be what stopped the step.`,
+      `and not the prober may be what stopped the step.${nodeArgsNote()}`,
     rows,
   );
 }
@@ -331,7 +338,16 @@ async function runPicket(
   cpu?: string,
 ): Promise<Measured> {
   const worker = join(dirname(fileURLToPath(import.meta.url)), 'probe-worker.js');
-  const args = [worker, kind, url, String(rate), String(seconds), String(warmup), ...(ca ? [ca] : [])];
+  const args = [
+    ...PICKET_NODE_ARGS,
+    worker,
+    kind,
+    url,
+    String(rate),
+    String(seconds),
+    String(warmup),
+    ...(ca ? [ca] : []),
+  ];
   // Pinned to one CPU when asked (taskset runs the command in its own process).
   const [command, argv] =
     cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', cpu, process.execPath, ...args]];

@@ -8,6 +8,7 @@ import got, {
   type Headers,
   MaxRedirectsError,
   type NormalizedOptions,
+  type StreamOptions,
   RequestError,
   type Response,
   TimeoutError,
@@ -159,17 +160,21 @@ function exchange(
 
   return new Promise<ProbeOutcome>((resolve, reject) => {
     let settled = false;
-    const stream = config.client.stream(settings.url, {
-      method,
+    // Only what differs from got's defaults: got runs every option given through a setter.
+    const options: StreamOptions = {
       headers: requestHeaders(settings.request_headers),
-      body,
-      allowGetBody: body !== undefined && method === 'GET',
-      followRedirect: settings.follow_redirect ?? true,
       // The caller's signal is the deadline (runProbe owns it).
       signal: context.signal,
       dnsLookup: trace.timedLookup(config.lookup),
       context: hop,
-    });
+    };
+    if (method !== 'GET') options.method = method;
+    if (body !== undefined) {
+      options.body = body;
+      if (method === 'GET') options.allowGetBody = true;
+    }
+    if (settings.follow_redirect === false) options.followRedirect = false;
+    const stream = config.client.stream(settings.url, options);
 
     const finish = (outcome: ProbeOutcome | Error): void => {
       if (settled) return;
