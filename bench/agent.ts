@@ -5,16 +5,16 @@ import { createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkIdOf, subjectsFor, toWireRequest, type MonitorType, type ProbeRequest } from '#contracts';
+import { subjectsFor, toWireRequest, type MonitorType, type ProbeRequest } from '#contracts';
 import { connectNats, type NatsConnection } from '#runtime';
 import { processRssMb } from './coordinator-process.js';
+import { deployedNodeOptions } from '../test/support/deployed-node-options.js';
+import { probeRequest } from '../test/support/probe-request.js';
 import { waitFor } from '../test/support/wait.js';
 import { atFixedRate, percentile, publish, sleep, type Row } from './report.js';
 import { listen, processCpu, startTargets } from './targets.js';
 
 const REGION = 'eu-west-1';
-/** The heap limits deploy/ sets for agents (systemd unit, image). */
-const AGENT_NODE_OPTIONS = '--max-old-space-size=256 --max-semi-space-size=2';
 /** The agent's main module (this file runs from dist/bench). */
 const AGENT_MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'apps', 'agent', 'src', 'main.js');
 
@@ -29,7 +29,7 @@ export async function agentBench(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 20);
   const natsUrl = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
   // One agent per option set, side by side: Node's defaults, and the heap limits deploy/ ships.
-  const optionSets = (process.env.BENCH_AGENT_NODE_OPTIONS ?? `none;${AGENT_NODE_OPTIONS}`).split(';');
+  const optionSets = (process.env.BENCH_AGENT_NODE_OPTIONS ?? `none;${deployedNodeOptions('agent')}`).split(';');
   const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
   const targets = await startTargets(dir);
   const silent = await startSilentTarget();
@@ -139,15 +139,7 @@ function sender(nc: NatsConnection, prefix: string): Send {
   const monitorId = randomBytes(12).toString('hex');
   return async (type, settings, n) => {
     const scheduledAt = Date.now() * 1000 + n; // unique per request
-    const request = {
-      check_id: checkIdOf(monitorId, scheduledAt, REGION),
-      monitor_id: monitorId,
-      region: REGION,
-      scheduled_at: scheduledAt,
-      type,
-      settings,
-      timeout_ms: 5000,
-    } as ProbeRequest;
+    const request = probeRequest(type, settings, { monitorId, scheduledAt, region: REGION });
     try {
       const reply = await nc.request(subject, JSON.stringify(toWireRequest(request)), { timeout: 7000 });
       return (JSON.parse(reply.string()) as { status: string }).status;

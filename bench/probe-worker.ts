@@ -7,7 +7,8 @@ import { connect as tlsConnect, createSecureContext, rootCertificates, type Secu
 import got from 'got';
 import { systemClock } from '#runtime';
 import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
-import type { MonitorType, ProbeRequest } from '#contracts';
+import type { MonitorType } from '#contracts';
+import { probeRequest } from '../test/support/probe-request.js';
 import { atFixedRate } from './report.js';
 
 /**
@@ -38,18 +39,8 @@ async function picketChecks(type: MonitorType): Promise<(scheduledAt: number) =>
   const executor = new ProbeExecutor({ agentId: 'bench', clock: systemClock, table, maxInFlight: 10_000 });
   const monitorId = randomBytes(12).toString('hex');
   const settings = type === 'https' ? { url, check_certificate_expiration: false } : { url };
-  return async (scheduledAt) => {
-    const request = {
-      check_id: `${monitorId}:${scheduledAt}:eu-west-1`,
-      monitor_id: monitorId,
-      region: 'eu-west-1',
-      scheduled_at: scheduledAt,
-      type,
-      settings,
-      timeout_ms: 5000,
-    } as ProbeRequest;
-    return (await executor.execute(request)).status === 'up';
-  };
+  return async (scheduledAt) =>
+    (await executor.execute(probeRequest(type, settings, { monitorId, scheduledAt }))).status === 'up';
 }
 
 function floorChecks(floor: string): (scheduledAt: number) => Promise<boolean> {

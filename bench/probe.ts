@@ -5,7 +5,7 @@ import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { atFixedRate, cpuSeconds, publish, sleep, type Row } from './report.js';
+import { atFixedRate, cpuSeconds, percentile, publish, sleep, type Row } from './report.js';
 import { listen, processCpu, startTargets, type LoopbackTargets } from './targets.js';
 
 const BLACKBOX = process.env.BENCH_BLACKBOX ?? '/usr/bin/prometheus-blackbox-exporter';
@@ -33,34 +33,24 @@ export async function probeBench(): Promise<void> {
   const targets = await startTargets(dir);
   const { caFile } = targets;
   const measure = (kind: string, url: string) => runPicket(kind, url, rate, seconds, warmup, caFile);
+  const sampled = (name: string, peerName: string, floorKinds: readonly Floor[], run: Sampled['run']): Sampled => {
+    const kinds = withFloors ? floorKinds : [];
+    return { name, peerName, floorKinds: kinds, picket: [], peer: [], floors: new Map(kinds.map((k) => [k, []])), run };
+  };
   const checks: Sampled[] = [
-    ...networkChecks(targets).map((check) => ({
-      name: check.name,
-      peerName: 'blackbox_exporter',
-      floorKinds: withFloors ? check.floorKinds : [],
-      picket: [],
-      peer: [],
-      floors: new Map(),
-      run: {
+    ...networkChecks(targets).map((check) =>
+      sampled(check.name, 'blackbox_exporter', check.floorKinds, {
         picket: () => measure(check.kind, check.url),
-        peer: (blackbox: Blackbox | null) =>
+        peer: (blackbox) =>
           blackbox ? driveBlackbox(blackbox, check.module, check.target, rate, seconds, warmup) : null,
-        floor: (kind: Floor) => measure(kind, check.kind === 'tcp' ? `http://${targets.tcp}/` : check.url),
-      },
-    })),
-    {
-      name: 'ICMP',
-      peerName: 'fping',
-      floorKinds: withFloors ? ['idle'] : [],
-      picket: [],
-      peer: [],
-      floors: new Map(),
-      run: {
-        picket: () => measure('ping', 'ping://127.0.0.1'),
-        peer: () => runFping(rate, seconds),
-        floor: (kind: Floor) => measure(kind, targets.http),
-      },
-    },
+        floor: (kind) => measure(kind, check.kind === 'tcp' ? `http://${targets.tcp}/` : check.url),
+      }),
+    ),
+    sampled('ICMP', 'fping', ['idle'], {
+      picket: () => measure('ping', 'ping://127.0.0.1'),
+      peer: () => runFping(rate, seconds),
+      floor: (kind) => measure(kind, targets.http),
+    }),
   ];
   try {
     const blackbox = await startBlackbox(dir, caFile);
@@ -68,11 +58,7 @@ export async function probeBench(): Promise<void> {
       for (const check of checks) {
         check.picket.push(await check.run.picket());
         check.peer.push(await check.run.peer(blackbox));
-        for (const kind of check.floorKinds) {
-          const samples = check.floors.get(kind) ?? [];
-          samples.push(await check.run.floor(kind));
-          check.floors.set(kind, samples);
-        }
+        for (const kind of check.floorKinds) check.floors.get(kind)?.push(await check.run.floor(kind));
       }
     }
     blackbox?.stop();
@@ -314,10 +300,12 @@ function pairedRatio(samples: readonly Measured[], against: readonly (Measured |
   return ratios.length > 0 ? median(ratios) : 'n/a';
 }
 
+/** The median (the lower middle of an even count). */
 function median(values: readonly number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  return percentile(
+    [...values].sort((x, y) => x - y),
+    50,
+  );
 }
 
 function sum(values: readonly number[]): number {

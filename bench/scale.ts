@@ -9,6 +9,7 @@ import { newObjectId, systemClock } from '#runtime';
 import { openDataSource, parseDatabaseUrl } from '../apps/coordinator/src/database/data-source.js';
 import { MonitorEntity } from '../apps/coordinator/src/monitors/monitor.entity.js';
 import { processRssMb, startCoordinator, stopCoordinator } from './coordinator-process.js';
+import { deployedNodeOptions } from '../test/support/deployed-node-options.js';
 import { percentile, publish, sleep, type Row } from './report.js';
 
 const WRK = process.env.BENCH_WRK ?? '/usr/bin/wrk';
@@ -20,16 +21,13 @@ const REGIONS = ['us-east-1', 'eu-west-1'] as const;
  * while it checks them, then requests/s and latency of `GET /api/monitors` and of a public
  * status page under wrk, with the checks still running.
  */
-/** The heap limits deploy/ sets for the coordinator (systemd unit, image). */
-const COORDINATOR_NODE_OPTIONS = '--max-old-space-size=256 --max-semi-space-size=4';
-
 export async function scaleBench(): Promise<void> {
   Logger.overrideLogger(false);
   const sizes = (process.env.BENCH_MONITORS ?? '10000,100000').split(',').map(Number);
   const settle = Number(process.env.BENCH_SECONDS ?? 60);
   const wrkSeconds = Number(process.env.BENCH_WRK_SECONDS ?? 10);
   // Each size runs once per NODE_OPTIONS: V8's defaults, and the heap limits deploy/ sets.
-  const optionSets = (process.env.BENCH_COORDINATOR_NODE_OPTIONS ?? `none;${COORDINATOR_NODE_OPTIONS}`)
+  const optionSets = (process.env.BENCH_COORDINATOR_NODE_OPTIONS ?? `none;${deployedNodeOptions('coordinator')}`)
     .split(';')
     .map((options) => (options === 'none' ? '' : options));
   try {

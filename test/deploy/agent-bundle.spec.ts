@@ -10,6 +10,7 @@ import { subjectsFor, toWireRequest, type ProbeRequest, type ProbeResult } from 
 import { connectNats, PICKET_VERSION, type NatsConnection } from '#runtime';
 import { freePort } from '../support/faults.js';
 import { describeWithNats, testNatsUrl } from '../support/nats.js';
+import { probeRequest } from '../support/probe-request.js';
 import { REPO_ROOT } from '../support/processes.js';
 import { testPki } from '../support/tls.js';
 import { waitFor } from '../support/wait.js';
@@ -99,17 +100,7 @@ describeWithNats('the single-file agent (npm run build:agent)', () => {
         ? true
         : undefined,
     );
-    const monitorId = randomBytes(12).toString('hex');
-    const scheduledAt = Date.now();
-    const request = {
-      check_id: `${monitorId}:${scheduledAt}:eu-west-1`,
-      monitor_id: monitorId,
-      region: 'eu-west-1',
-      scheduled_at: scheduledAt,
-      type,
-      settings: { url },
-      timeout_ms: 5000,
-    } as ProbeRequest;
+    const request = probeRequest(type, { url });
     const reply = await nc.request(subjectsFor(prefix).probe('eu-west-1'), JSON.stringify(toWireRequest(request)), {
       timeout: 10_000,
     });

@@ -8,6 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { configVariables } from '#runtime';
 import { AgentConfig } from '../../apps/agent/src/config.js';
 import { CoordinatorConfig } from '../../apps/coordinator/src/config.js';
+import { deployedNodeOptions } from '../support/deployed-node-options.js';
 import { REPO_ROOT } from '../support/processes.js';
 
 const DEPLOY = join(REPO_ROOT, 'deploy');
@@ -191,6 +192,14 @@ describe('NATS cluster and systemd units', () => {
     expect(agent).toMatch(/^AmbientCapabilities=CAP_NET_RAW$/m);
     expect(agent).toMatch(/^CapabilityBoundingSet=CAP_NET_RAW$/m);
     expect(agent).toMatch(/^NoNewPrivileges=true$/m);
+  });
+
+  it('the unit and the image give each app the same heap limits (NODE_OPTIONS)', () => {
+    for (const app of ['coordinator', 'agent'] as const) {
+      const unit = deployedNodeOptions(app, 'systemd');
+      expect(unit).toMatch(/--max-old-space-size=\d+/);
+      expect(`${app}: ${deployedNodeOptions(app, 'docker')}`).toBe(`${app}: ${unit}`);
+    }
   });
 
   it('every variable the Dockerfiles set belongs to their app', () => {

@@ -1,0 +1,24 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The NODE_OPTIONS that deploy/ gives `app`, from its systemd unit or its image: the one
+ * place the heap limits are written (the benchmarks run "as deployed" from here).
+ */
+export function deployedNodeOptions(app: 'agent' | 'coordinator', artifact: 'systemd' | 'docker' = 'systemd'): string {
+  const path = artifact === 'systemd' ? `deploy/systemd/picket-${app}.service` : `deploy/docker/${app}.Dockerfile`;
+  const text = readFileSync(repoFile(path), 'utf8');
+  const match = /^(?:Environment="NODE_OPTIONS=|ENV NODE_OPTIONS=")([^"\n]*)"$/m.exec(text);
+  if (!match) throw new Error(`${path} sets no NODE_OPTIONS`);
+  return match[1] ?? '';
+}
+
+/** A file of the repository, found upwards from this module (which may run from dist/). */
+function repoFile(path: string): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const candidate = join(dir, path);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`${path} not found above ${fileURLToPath(import.meta.url)}`);
+  }
+}

@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { checkIdOf, type MonitorType, type ProbeRequest, type RegionId, type SettingsByType } from '#contracts';
+
+export interface ProbeSlot {
+  /** Default: a fresh random id. */
+  monitorId?: string;
+  /** Default: now. */
+  scheduledAt?: number;
+  /** Default: eu-west-1. */
+  region?: RegionId;
+  /** Default: 5000. */
+  timeoutMs?: number;
+}
+
+/**
+ * A probe request as a coordinator sends one (tests and benchmarks): the check id follows
+ * from the monitor, the slot and the region.
+ */
+export function probeRequest<T extends MonitorType>(
+  type: T,
+  settings: SettingsByType[T],
+  slot: ProbeSlot = {},
+): ProbeRequest<T> {
+  const monitorId = slot.monitorId ?? randomBytes(12).toString('hex');
+  const scheduledAt = slot.scheduledAt ?? Date.now();
+  const region = slot.region ?? 'eu-west-1';
+  return {
+    check_id: checkIdOf(monitorId, scheduledAt, region),
+    monitor_id: monitorId,
+    region,
+    scheduled_at: scheduledAt,
+    type,
+    settings,
+    timeout_ms: slot.timeoutMs ?? 5000,
+  };
+}
