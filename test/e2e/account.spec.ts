@@ -17,6 +17,7 @@ const ACCOUNT_FIELDS = [
   'name',
   'paused_monitors',
   'subscription_status',
+  'unknown_monitors',
   'up_monitors',
 ];
 
@@ -67,6 +68,7 @@ describe.each(testDatabases())('GET /api/account on $name', (kind) => {
         monitors_count: 0,
         up_monitors: 0,
         down_monitors: 0,
+        unknown_monitors: 0,
         paused_monitors: 0,
         created_at: created,
       },
@@ -117,6 +119,7 @@ describe.each(testDatabases())('GET /api/account on $name', (kind) => {
       monitors_count: 7,
       up_monitors: 2,
       down_monitors: 1,
+      unknown_monitors: 0,
       paused_monitors: 2,
     });
     expect(await accountOf(neighbour)).toMatchObject({
@@ -146,6 +149,51 @@ describe.each(testDatabases())('GET /api/account on $name', (kind) => {
       down_monitors: 1,
       paused_monitors: 2,
     });
+  });
+
+  it('counts a monitor without an UP or DOWN result for over 3 intervals as unknown, not up or down', async () => {
+    const { client } = await c.newAccount('blind');
+    const started = Math.floor(clock.now() / 1000);
+    const up = await createMonitor(client, { check_interval: 60 });
+    const down = await createMonitor(client, { check_interval: 600 });
+    const pending = await createMonitor(client, { check_interval: 60 });
+    const pausedUp = await createMonitor(client, { check_interval: 60, active: false });
+    await setLastStatus(up.id, 'up');
+    await setLastStatus(down.id, 'down');
+    await setLastStatus(pausedUp.id, 'up');
+    const checkedAt = (id: string, seconds: number) =>
+      c.app.get(Database).manager.update(MonitorEntity, { id }, { lastCheckedAt: seconds });
+    await checkedAt(up.id, started);
+    await checkedAt(down.id, started);
+    await checkedAt(pausedUp.id, started);
+    expect(await accountOf(client)).toMatchObject({
+      monitors_count: 4,
+      up_monitors: 2,
+      down_monitors: 1,
+      unknown_monitors: 0,
+      paused_monitors: 1,
+    });
+
+    // Exactly three 60 s intervals: still as stored; one second more: unknown (paused ones too).
+    clock.advance(180_000);
+    expect(await accountOf(client)).toMatchObject({ up_monitors: 2, down_monitors: 1, unknown_monitors: 0 });
+    clock.advance(1_000);
+    expect(await accountOf(client)).toMatchObject({
+      monitors_count: 4,
+      up_monitors: 0,
+      down_monitors: 1,
+      unknown_monitors: 3,
+      paused_monitors: 1,
+    });
+
+    // A decided result brings the stored status back; the 600 s monitor turns unknown after 1800 s.
+    await checkedAt(up.id, started + 181);
+    expect(await accountOf(client)).toMatchObject({ up_monitors: 1, down_monitors: 1, unknown_monitors: 2 });
+    clock.advance((1_800 - 181) * 1_000);
+    expect(await accountOf(client)).toMatchObject({ down_monitors: 1 });
+    clock.advance(1_000);
+    expect(await accountOf(client)).toMatchObject({ up_monitors: 0, down_monitors: 0, unknown_monitors: 4 });
+    expect((await client.get(`/api/monitors/${pending.id}`)).body.data.last_status).toBe('unknown');
   });
 
   it('reports the subscription status the operator set', async () => {

@@ -69,6 +69,7 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
         contacts: [],
         last_status: 'pending',
         last_status_change: created,
+        last_checked_at: null,
         created_at: created,
         updated_at: created,
       });
@@ -116,6 +117,7 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
         updated_at: 2,
         last_status: 'up',
         last_status_change: 3,
+        last_checked_at: 4,
       });
       expect(m.id).not.toBe(UNKNOWN_ID);
       expect(m).toMatchObject({
@@ -123,6 +125,7 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
         updated_at: nowSeconds(),
         last_status: 'pending',
         last_status_change: nowSeconds(),
+        last_checked_at: null,
       });
     });
 
@@ -699,6 +702,7 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
         updated_at: 1,
         last_status: 'down',
         last_status_change: 1,
+        last_checked_at: 1,
       });
       expect(res.status).toBe(200);
       expect(res.body.data).toStrictEqual({ ...before, updated_at: nowSeconds() });

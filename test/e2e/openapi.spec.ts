@@ -12,7 +12,9 @@ import { AccountsService } from '../../apps/coordinator/src/auth/accounts.servic
 import { completeDetails } from '../../apps/coordinator/src/contacts/channels.js';
 import { ContactsRepository } from '../../apps/coordinator/src/contacts/contacts.repository.js';
 import { ContactsService } from '../../apps/coordinator/src/contacts/contacts.service.js';
+import { Database } from '../../apps/coordinator/src/database/database.js';
 import { MAX_BODY_BYTES } from '../../apps/coordinator/src/http/json-body.js';
+import { MonitorEntity } from '../../apps/coordinator/src/monitors/monitor.entity.js';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
 import { OutboxService } from '../../apps/coordinator/src/notify/outbox.service.js';
 import type { ApiClient, ApiResponse, RequestOptions } from '../support/api-client.js';
@@ -558,7 +560,7 @@ describe('OpenAPI document', () => {
 
     const readOnly = Object.entries<any>(create.properties).filter(([, s]) => s.readOnly);
     expect(readOnly.map(([field]) => field).sort()).toEqual(
-      ['created_at', 'id', 'last_status', 'last_status_change', 'updated_at'].sort(),
+      ['created_at', 'id', 'last_checked_at', 'last_status', 'last_status_change', 'updated_at'].sort(),
     );
     const echoed = await createMonitor(
       Object.fromEntries(readOnly.map(([field]) => [field, field === 'id' ? UNKNOWN_ID : 'down'])),
@@ -649,6 +651,11 @@ describe('OpenAPI document', () => {
       writer.add(result);
     }
     await writer.flush();
+
+    // The decided results set last_checked_at (a number where the schema allows null too).
+    const checked = await call(a, 'GET', `/api/monitors/${monitor.id}`);
+    expectCode(checked, 200);
+    expect(checked.body.data.last_checked_at).toEqual(expect.any(Number));
 
     const list = await call(a, 'GET', `/api/monitors/${monitor.id}/checks?per_page=3`);
     expectCode(list, 200);
@@ -968,8 +975,17 @@ describe('OpenAPI document', () => {
   // ---- account -------------------------------------------------------------------------
 
   it("account: the key's account with its monitor counts", async () => {
+    // A monitor never checked since long before three intervals: `unknown` in its answers and the counts.
+    const blind = await createMonitor({ name: 'Blind', check_interval: 60 });
+    const longAgo = Math.floor(Date.now() / 1000) - 3_600;
+    await coordinator.app.get(Database).manager.update(MonitorEntity, { id: blind.id }, { createdAt: longAgo });
+    const got = await call(a, 'GET', `/api/monitors/${blind.id}`);
+    expectCode(got, 200);
+    expect(got.body.data).toMatchObject({ last_status: 'unknown', last_checked_at: null });
+
     const res = await call(a, 'GET', '/api/account');
     expectCode(res, 200);
+    expect(res.body.data.unknown_monitors).toBeGreaterThanOrEqual(1);
     expect(res.body.data.id).toBe(owner.accountId);
     const monitors = await call(a, 'GET', '/api/monitors?per_page=1');
     expect(res.body.data.monitors_count).toBe(monitors.body.data.pagination.total);

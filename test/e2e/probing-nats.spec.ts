@@ -128,13 +128,13 @@ describeWithNats('probing over NATS with two agent processes', () => {
     expect(us.unknowns).toBeGreaterThanOrEqual(2);
     const metrics = await (await fetch(`${c.baseUrl}/metrics`)).text();
     expect(metrics).toMatch(/picket_status_changes_total\{to="down"\} 1\b/);
-    expect(metrics).toMatch(/picket_agents_seen\{region="eu-west-1"\} 1\b/);
+    expect(metrics).toMatch(/picket_region_agents\{region="eu-west-1"\} 1\b/);
     // The killed agent drops out of the registry once its heartbeats are 30 s old.
     await waitFor(
       'the killed agent to be forgotten',
       async () => {
         const text = await (await fetch(`${c.baseUrl}/metrics`)).text();
-        return /picket_agents_seen\{region="us-east-1"\} 0\b/.test(text) ? true : undefined;
+        return /picket_region_agents\{region="us-east-1"\} 0\b/.test(text) ? true : undefined;
       },
       60_000,
     );

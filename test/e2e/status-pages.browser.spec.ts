@@ -3,7 +3,11 @@ import { mkdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { ManualClock } from '#runtime';
+import { Database } from '../../apps/coordinator/src/database/database.js';
+import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
+import { MonitorEntity } from '../../apps/coordinator/src/monitors/monitor.entity.js';
 import type { ApiClient } from '../support/api-client.js';
+import { probeResult } from '../support/check-results.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
 import { SECRET_SETTINGS, SEED_NOW_MS, SEEDED, seedStatusPage, type SeededPage } from '../support/status-page-seed.js';
@@ -110,6 +114,7 @@ function contrast(a: string, b: string): number {
     port = new URL(c.baseUrl).port;
     api = (await c.newAccount('browser')).client;
     seeded = await seedStatusPage(c, api, { show_incident_reasons: true });
+    await addBlindMonitor();
     browser = await chromium.launch({
       executablePath: process.env.PICKET_TEST_CHROMIUM_PATH ?? '/usr/bin/chromium',
       headless: true,
@@ -135,6 +140,36 @@ function contrast(a: string, b: string): number {
     await db?.drop();
   });
 
+  /**
+   * A third monitor Picket cannot see (docs/decisions/0001-truth-when-blind.md): created an hour
+   * ago, and today only UNKNOWN results (no agent serves its region). It must read "No data",
+   * in grey, with no uptime and grey bars: its UNKNOWN results count neither for nor against it.
+   */
+  async function addBlindMonitor(): Promise<void> {
+    const created = await api.post('/api/monitors', {
+      name: 'Status feed',
+      settings: { https: { url: 'https://feed.internal.example.com/?key=s3cret' } },
+      regions: ['eu-west-1'],
+    });
+    if (created.status !== 201) throw new Error(`monitor not created: ${created.text}`);
+    // Created an hour before the seeded "now" (the clock itself cannot go back: rate limits run on it).
+    await c.app
+      .get(Database)
+      .manager.update(MonitorEntity, { id: created.body.data.id }, { createdAt: SEED_NOW_MS / 1000 - 3_600 });
+    const writer = c.app.get(ResultsWriter);
+    for (let i = 0; i < 6; i++) {
+      writer.add(
+        probeResult(created.body.data.id as string, 'eu-west-1', 'unknown', null),
+        SEED_NOW_MS / 1000 - i * 600,
+      );
+    }
+    await writer.flush();
+    const patched = await api.patch(`/api/status_pages/${seeded.pageId}`, {
+      monitors: [seeded.api.id, seeded.web.id, created.body.data.id],
+    });
+    if (patched.status !== 200) throw new Error(`page not updated: ${patched.text}`);
+  }
+
   const pageUrl = () => `${c.baseUrl}/status/${seeded.pageId}`;
   const publicJson = async (url = `${pageUrl()}.json`, headers: Record<string, string> = {}) =>
     ((await (await fetch(url, { headers })).json()) as { data: any }).data;
@@ -158,12 +193,18 @@ function contrast(a: string, b: string): number {
       expect(facts.overall).toBe(json.overall);
       expect(facts.overall).toBe('partial_outage');
       expect(facts.statuses).toEqual(json.monitors.map((m: any) => m.status));
-      expect(facts.statusTexts).toEqual(['Down', 'Operational']);
-      expect(facts.uptimes).toEqual(json.monitors.map((m: any) => `${(m.uptime_percent as number).toFixed(2)}%`));
+      expect(facts.statuses).toEqual(['down', 'up', 'unknown']);
+      expect(facts.statusTexts).toEqual(['Down', 'Operational', 'No data']);
+      expect(facts.uptimes).toEqual(
+        json.monitors.map((m: any) => (m.uptime_percent === null ? 'no data' : `${m.uptime_percent.toFixed(2)}%`)),
+      );
       expect(json.monitors[0].uptime_percent).toBe(SEEDED.apiUptime);
+      expect(json.monitors[2].uptime_percent).toBeNull();
+      expect(json.monitors[2].days.at(-1)).toMatchObject({ uptime_percent: null, checks: 6 });
       expect(facts.bars).toEqual([
         ['ok', 'ok', 'ok', 'bad', 'ok', 'ok', 'ok'],
         ['none', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
+        ['none', 'none', 'none', 'none', 'none', 'none', 'none'],
       ]);
       expect(facts.bars.map((bars) => bars.length)).toEqual(json.monitors.map((m: any) => m.days.length));
       expect(facts.badDayTitle).toBe(`${SEEDED.apiBadDay.date}: 80.00% uptime, 10 checks`);
@@ -194,8 +235,8 @@ function contrast(a: string, b: string): number {
     try {
       expect(status).toBe(200);
       const facts = await readFacts(page); // evaluate runs in the utility world even so
-      expect(facts.statuses).toEqual(['down', 'up']);
-      expect(facts.bars.flat()).toHaveLength(14);
+      expect(facts.statuses).toEqual(['down', 'up', 'unknown']);
+      expect(facts.bars.flat()).toHaveLength(21);
       expect(facts.incidents).toBe(2);
       expect(await page.locator('script').count()).toBe(0);
     } finally {
@@ -224,6 +265,7 @@ function contrast(a: string, b: string): number {
             muted: style('section.monitor .muted').color,
             down: style('[data-status="down"]').color,
             up: style('[data-status="up"]').color,
+            unknown: style('[data-status="unknown"]').color,
           };
         });
         expect(layout.overflow).toBeLessThanOrEqual(0);
@@ -235,6 +277,7 @@ function contrast(a: string, b: string): number {
           ['muted text', layout.muted, layout.card],
           ['down status', layout.down, layout.card],
           ['up status', layout.up, layout.card],
+          ['no-data status', layout.unknown, layout.card],
         ] as const) {
           expect({ colorScheme, name, ok: contrast(colour, background) >= 4.5 }).toEqual({
             colorScheme,
@@ -309,7 +352,7 @@ function contrast(a: string, b: string): number {
       const admitted = await open(pageUrl(), { httpCredentials: { username: 'viewer', password: 'let me in' } });
       try {
         expect(admitted.status).toBe(200);
-        expect((await readFacts(admitted.page)).statuses).toEqual(['down', 'up']);
+        expect((await readFacts(admitted.page)).statuses).toEqual(['down', 'up', 'unknown']);
       } finally {
         await admitted.close();
       }

@@ -394,6 +394,7 @@ const KNOWN_FIELDS = new Set([
   ...['https', 'tcp', 'ping', 'url', 'check_certificate_expiration', 'http_method', 'http_statuses'],
   ...['request_headers', 'request_body', 'response_body', 'follow_redirect'],
   ...['id', 'created_at', 'updated_at', 'last_status', 'last_status_change', 'error'],
+  'last_checked_at',
   ...['channel', 'details', 'down_alerts_only', 'email', 'secret', 'webhook_url', 'integration_key'],
   ...['severity_mapping', 'critical', 'high', 'medium', 'low', 'auto_resolve_incidents', 'bearer_token'],
   ...['api_key', 'priority', 'responders', 'type', 'tags', 'auto_close_alerts', 'eu_instance', 'subdomain'],
@@ -526,6 +527,7 @@ const MONITOR_READ_ONLY: JsonObject = {
   updated_at: READ_ONLY_SENTINEL_TIME,
   last_status: 'down',
   last_status_change: READ_ONLY_SENTINEL_TIME,
+  last_checked_at: READ_ONLY_SENTINEL_TIME,
 };
 
 function monitorSchema(valid: fc.Arbitrary<JsonObject>, foreignContactId: string): BodySchema {

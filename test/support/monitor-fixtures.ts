@@ -9,6 +9,7 @@ export const MONITOR_FIELDS = [
   'created_at',
   'fail_threshold',
   'id',
+  'last_checked_at',
   'last_status',
   'last_status_change',
   'name',

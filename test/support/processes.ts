@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -49,5 +49,42 @@ export function startTestAgent(nats: { url: string; prefix: string }, id: string
     AGENT_HTTP_PORT: '0',
     AGENT_HEARTBEAT_SECONDS: '1',
     AGENT_DRAIN_SECONDS: '2',
+  });
+}
+
+/**
+ * Builds dist/ now if the sources changed, so that a process started next is timed on its own
+ * start-up, not on tsc. picket.mjs builds before it runs any command, and an agent with an empty
+ * NATS_URL then stops at its configuration check: a build and nothing else.
+ */
+export function ensureBuilt(): void {
+  const result = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'picket.mjs'), 'agent'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NATS_URL: '' },
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  if (!/NATS_URL/.test(result.stderr)) throw new Error(`building dist/ failed:\n${result.stderr}`);
+}
+
+/**
+ * Resolves with the moment (`performance.now()`) the process's output first matches `pattern`;
+ * rejects if the process exits before. Call it right after starting the process.
+ */
+export function whenOutputMatches(running: RunningProcess, pattern: RegExp): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!pattern.test(running.output())) return;
+      running.child.stdout?.off('data', check);
+      running.child.stderr?.off('data', check);
+      resolve(performance.now());
+    };
+    // Registered after startPicket's own listeners, so output() already holds the chunk.
+    running.child.stdout?.on('data', check);
+    running.child.stderr?.on('data', check);
+    check();
+    void running.exited.then((code) => {
+      reject(new Error(`exited (${code}) before its output matched ${pattern}:\n${running.output()}`));
+    });
   });
 }

@@ -1,38 +1,42 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { type AgentHeartbeat, subjectsFor } from '#contracts';
 import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
-import {
-  CLOCK,
-  connectNats,
-  egressAddresses,
-  PICKET_VERSION,
-  type Clock,
-  type NatsConnection,
-  type Registry,
-} from '#runtime';
+import { CLOCK, egressAddresses, PICKET_VERSION, type Clock, type NatsLink, type Registry } from '#runtime';
 import { AgentConfig } from './config.js';
 import { AgentMetrics } from './metrics.js';
+import { AGENT_NATS_LINK } from './nats-link.js';
 
 /**
- * The agent's moving parts: the NATS connection, the ICMP sockets, the probe executor and
- * the heartbeat. Nest shuts it down on SIGTERM: subscriptions drain first (no new work),
- * then running checks get AGENT_DRAIN_SECONDS, then the connection closes.
+ * The agent's moving parts: the NATS link, the ICMP sockets, the probe executor and the
+ * heartbeat. Nothing here waits for NATS: the link connects in the background and the HTTP
+ * server answers meanwhile. Nest shuts it down on SIGTERM: the agent is marked as shutting
+ * down first (/readyz turns 503), subscriptions drain (no new work), running checks get
+ * AGENT_DRAIN_SECONDS, then the link closes.
  */
 @Injectable()
-export class AgentRuntime implements OnModuleInit, BeforeApplicationShutdown {
+export class AgentRuntime implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown {
   private readonly logger = new Logger('Agent');
   private heartbeatTimer?: NodeJS.Timeout;
+  private stopping = false;
   pinger!: IcmpPinger;
   executor!: ProbeExecutor;
-  nats!: NatsConnection;
 
   constructor(
     private readonly config: AgentConfig,
     private readonly metrics: AgentMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(AGENT_NATS_LINK) readonly link: NatsLink,
   ) {}
 
   async onModuleInit(): Promise<void> {
+    this.link.start(); // already under way when main.ts started it
     this.pinger = await IcmpPinger.open();
     if (!this.pinger.available) this.logger.warn(`ICMP checks will be UNKNOWN: ${this.pinger.unavailableReason}`);
     this.executor = new ProbeExecutor({
@@ -45,8 +49,13 @@ export class AgentRuntime implements OnModuleInit, BeforeApplicationShutdown {
       onResult: (result, request) => this.metrics.recordProbe(result, request.type),
     });
     this.metrics.trackInFlight(() => this.executor.inFlight);
-    this.nats = await connectNats(this.config.NATS_URL, `picket-agent-${this.config.AGENT_ID}`, this.logger);
+    this.metrics.trackNats(() => this.link.connected);
     this.startHeartbeat();
+  }
+
+  /** True from the first moment of shutdown on. */
+  get shuttingDown(): boolean {
+    return this.stopping;
   }
 
   heartbeat(): AgentHeartbeat {
@@ -65,23 +74,32 @@ export class AgentRuntime implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   private startHeartbeat(): void {
+    const subject = subjectsFor(this.config.NATS_SUBJECT_PREFIX).heartbeat;
     const beat = () => {
+      // Only while connected: the client would queue the missed beats and send them, stale, on reconnection.
+      const nats = this.link.connected ? this.link.connection : null;
+      if (!nats) return;
       try {
-        this.nats.publish(subjectsFor(this.config.NATS_SUBJECT_PREFIX).heartbeat, JSON.stringify(this.heartbeat()));
+        nats.publish(subject, JSON.stringify(this.heartbeat()));
       } catch (error) {
         this.logger.warn(`heartbeat not sent: ${String(error)}`);
       }
     };
-    beat();
+    this.link.onConnected(beat); // the coordinators learn of the agent as soon as it is connected
     this.heartbeatTimer = setInterval(beat, this.config.AGENT_HEARTBEAT_SECONDS * 1000);
     this.heartbeatTimer.unref();
+  }
+
+  /** Nest's first shutdown hook: from here on /readyz says "shutting down". */
+  onModuleDestroy(): void {
+    this.stopping = true;
   }
 
   /** Called by the probe handler once its subscriptions have stopped taking work. */
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.heartbeatTimer);
     await this.executor.drain(this.config.AGENT_DRAIN_SECONDS * 1000);
-    await this.nats.drain().catch(() => undefined);
+    await this.link.drain();
     this.pinger.close();
   }
 

@@ -1,22 +1,31 @@
-import { Module, type DynamicModule } from '@nestjs/common';
-import { CLOCK, systemClock, type Clock } from '#runtime';
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
+import { CLOCK, systemClock, type Clock, type NatsLink } from '#runtime';
 import { AgentRuntime } from './agent-runtime.js';
 import { AgentConfig } from './config.js';
 import { HealthController } from './health.controller.js';
 import { MetricsController } from './metrics.controller.js';
 import { AgentMetrics } from './metrics.js';
+import { AGENT_NATS_LINK, createAgentNatsLink } from './nats-link.js';
 import { ProbeHandler } from './probe.handler.js';
 
-/** The regional agent: probe work from NATS, heartbeats, /healthz and /metrics. */
+/** The regional agent: probe work from NATS, heartbeats, /healthz, /readyz and /metrics. */
 @Module({})
 export class AgentModule {
-  static forRoot(config: AgentConfig, clock: Clock = systemClock): DynamicModule {
+  /**
+   * `natsLink`: the link main.ts started. Without one (in-process tests) the module makes its
+   * own, whose give-up is only logged: there is no process of its own to end.
+   */
+  static forRoot(config: AgentConfig, clock: Clock = systemClock, natsLink?: NatsLink): DynamicModule {
     return {
       module: AgentModule,
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: AgentConfig, useValue: config },
         { provide: CLOCK, useValue: clock },
+        {
+          provide: AGENT_NATS_LINK,
+          useFactory: () => natsLink ?? createAgentNatsLink(config, (message) => new Logger('NATS').error(message)),
+        },
         AgentMetrics,
         AgentRuntime,
         ProbeHandler,

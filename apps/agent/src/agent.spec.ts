@@ -13,8 +13,10 @@ import {
 } from '#contracts';
 import { ConfigError, connectNats, type NatsConnection } from '#runtime';
 import { describeWithNats, testNatsUrl } from '../../../test/support/nats.js';
+import { waitFor } from '../../../test/support/wait.js';
 import { createAgentApp } from './app.js';
 import { loadAgentConfig } from './config.js';
+import { agentReadiness } from './readiness.js';
 
 describe('agent configuration', () => {
   it('needs NATS_URL and names every bad variable', () => {
@@ -45,6 +47,51 @@ describe('agent configuration', () => {
   });
 });
 
+describe('agent readiness (GET /readyz)', () => {
+  const up = { connected: true, state: 'connected', lastError: null } as const;
+  it.each([
+    ['connected, running', up, false, 200, [], { nats: 'ok', shutdown: 'ok' }],
+    [
+      'never connected yet',
+      { connected: false, state: 'connecting', lastError: 'connection refused (ECONNREFUSED)' },
+      false,
+      503,
+      ['nats'],
+      { nats: 'connecting: connection refused (ECONNREFUSED)', shutdown: 'ok' },
+    ],
+    [
+      'first attempt under way',
+      { connected: false, state: 'connecting', lastError: null },
+      false,
+      503,
+      ['nats'],
+      { nats: 'connecting', shutdown: 'ok' },
+    ],
+    [
+      'connection lost',
+      { connected: false, state: 'reconnecting', lastError: 'connection to 127.0.0.1:4222 lost' },
+      false,
+      503,
+      ['nats'],
+      { nats: 'reconnecting: connection to 127.0.0.1:4222 lost', shutdown: 'ok' },
+    ],
+    ['shutting down, still connected', up, true, 503, ['shutdown'], { nats: 'ok', shutdown: 'shutting down' }],
+    [
+      'shutting down, link closed',
+      { connected: false, state: 'closed', lastError: null },
+      true,
+      503,
+      ['nats', 'shutdown'],
+      { nats: 'closed', shutdown: 'shutting down' },
+    ],
+  ] as const)('%s', (_, nats, shuttingDown, httpStatus, failing, checks) => {
+    expect(agentReadiness(nats, shuttingDown)).toEqual({
+      httpStatus,
+      body: { status: httpStatus === 200 ? 'ready' : 'unavailable', failing, checks },
+    });
+  });
+});
+
 describeWithNats('agent over NATS', () => {
   const prefix = `test_${randomBytes(4).toString('hex')}`;
   const subjects = subjectsFor(prefix);
@@ -52,7 +99,9 @@ describeWithNats('agent over NATS', () => {
   let base: string;
   let nc: NatsConnection;
   let target: Server;
-  let slowTarget: Server;
+  /** Holds every request until the test calls release(): a check that runs as long as the test wants. */
+  let heldTarget: Server;
+  const held: (() => void)[] = [];
   const heartbeats: AgentHeartbeat[] = [];
   const quiet = { log: () => undefined, warn: () => undefined };
 
@@ -78,7 +127,9 @@ describeWithNats('agent over NATS', () => {
 
   beforeAll(async () => {
     target = createServer((_req, res) => res.end('ok')).listen(0, '127.0.0.1');
-    slowTarget = createServer((_req, res) => setTimeout(() => res.end('late'), 700)).listen(0, '127.0.0.1');
+    heldTarget = createServer((_req, res) => {
+      held.push(() => res.end('held'));
+    }).listen(0, '127.0.0.1');
     nc = await connectNats(testNatsUrl()!, 'agent-test', quiet);
     nc.subscribe(subjects.heartbeat, {
       callback: (_e, msg) => {
@@ -95,16 +146,18 @@ describeWithNats('agent over NATS', () => {
         AGENT_HEARTBEAT_SECONDS: '1',
         AGENT_DRAIN_SECONDS: '10',
       }),
-      false,
+      { logger: false },
     );
     await app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    // The app does not wait for NATS: work can reach it once it says it is ready.
+    await waitFor('the agent to be ready', async () => ((await fetch(`${base}/readyz`)).ok ? true : undefined));
   });
 
   afterAll(async () => {
     await nc?.drain();
     target?.close();
-    slowTarget?.close();
+    heldTarget?.close();
   });
 
   it('answers a probe request of its region with a validated result', async () => {
@@ -143,21 +196,41 @@ describeWithNats('agent over NATS', () => {
     });
   });
 
-  it('serves /healthz and /metrics', async () => {
+  it('serves /healthz, /readyz and /metrics', async () => {
     const health = (await (await fetch(`${base}/healthz`)).json()) as Record<string, unknown>;
-    expect(health).toMatchObject({ status: 'ok', agent_id: 'agent-under-test', nats: true, icmp: true });
+    expect(health).toMatchObject({
+      status: 'ok',
+      agent_id: 'agent-under-test',
+      nats: true,
+      nats_state: 'connected',
+      icmp: true,
+    });
+    const ready = await fetch(`${base}/readyz`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({
+      status: 200,
+      body: { status: 'ready', failing: [], checks: { nats: 'ok', shutdown: 'ok' } },
+    });
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(
       /picket_probe_duration_seconds_count\{[^}]*region="eu-west-1"[^}]*result="up"[^}]*\} [1-9]/,
     );
     expect(metrics).toContain('picket_probes_in_flight');
+    expect(metrics).toMatch(/^picket_nats_connected\{agent_id="agent-under-test"\} 1$/m);
     expect(metrics).toContain('process_cpu_user_seconds_total');
   });
 
-  it('drains on shutdown: a running check still gets its answer, new work finds no agent', async () => {
-    const pending = ask(request((slowTarget.address() as AddressInfo).port));
-    await new Promise((r) => setTimeout(r, 200));
-    await app.close();
+  it('drains on shutdown: not ready at once, a running check still gets its answer, new work finds no agent', async () => {
+    const pending = ask(request((heldTarget.address() as AddressInfo).port));
+    await waitFor('the check to reach its target', async () => (held.length > 0 ? true : undefined));
+    const closing = app.close();
+    // The check is held, so the agent is draining and its HTTP server still answers.
+    const ready = await fetch(`${base}/readyz`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({
+      status: 503,
+      body: { status: 'unavailable', failing: ['shutdown'], checks: { nats: 'ok', shutdown: 'shutting down' } },
+    });
+    for (const release of held) release();
+    await closing;
     const result = await pending;
     expect(result).toMatchObject({ status: 'up', http_status: 200 });
     await expect(ask(request((target.address() as AddressInfo).port), 2000)).rejects.toThrow(/503|no responders/i);

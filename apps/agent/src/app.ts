@@ -2,17 +2,25 @@ import 'reflect-metadata';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NatsLink } from '#runtime';
 import { AgentModule } from './agent.module.js';
 import type { AgentConfig } from './config.js';
 
+export interface AgentAppOptions {
+  logger?: LoggerService | false;
+  /** The link main.ts already started; absent, the app makes its own (in-process tests). */
+  natsLink?: NatsLink;
+}
+
+/** Builds and initialises the agent, not yet listening; it does not wait for NATS. */
 export async function createAgentApp(
   config: AgentConfig,
-  logger?: LoggerService | false,
+  options: AgentAppOptions = {},
 ): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(
-    AgentModule.forRoot(config),
+    AgentModule.forRoot(config, undefined, options.natsLink),
     new FastifyAdapter({ logger: false }),
-    { logger: logger ?? undefined, abortOnError: false },
+    { logger: options.logger ?? undefined, abortOnError: false },
   );
   await app.init();
   return app;

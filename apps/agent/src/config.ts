@@ -35,6 +35,17 @@ export class AgentConfig extends EgressEnv {
   @Matches(SUBJECT_PREFIX_PATTERN, { message: 'must be dot-separated tokens of letters, digits, _ and -' })
   NATS_SUBJECT_PREFIX = DEFAULT_SUBJECT_PREFIX;
 
+  /**
+   * Seconds to keep trying the first NATS connection before the agent exits with a message;
+   * 0 (the default) keeps trying for ever. Meanwhile /healthz answers and /readyz says not ready.
+   */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of seconds' })
+  @Min(0)
+  @Max(86_400)
+  NATS_CONNECT_TIMEOUT_SECONDS = 0;
+
   /** Checks this agent runs at once; more are answered UNKNOWN ("at capacity"). */
   @Expose()
   @Transform(digitsToInt)

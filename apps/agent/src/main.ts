@@ -1,11 +1,19 @@
 import { Logger } from '@nestjs/common';
 import { ConfigError } from '#runtime';
-import { createAgentApp } from './app.js';
 import { loadAgentConfig } from './config.js';
+import { createAgentNatsLink } from './nats-link.js';
 
 async function main(): Promise<void> {
   const config = loadAgentConfig(process.env);
-  const app = await createAgentApp(config);
+  const natsLink = createAgentNatsLink(config, (message) => {
+    new Logger('NATS').error(message);
+    process.exit(1);
+  });
+  // Connecting starts before Nest and the probers are loaded (most of a second): the first line
+  // says where the agent connects, and the HTTP server comes up whether NATS answers or not.
+  natsLink.start();
+  const { createAgentApp } = await import('./app.js');
+  const app = await createAgentApp(config, { natsLink });
   app.enableShutdownHooks();
   await app.listen(config.AGENT_HTTP_PORT, config.AGENT_HTTP_HOST);
   new Logger('Agent').log(

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { MonitorType, ProbeResult } from '#contracts';
-import { createRegistry, probeDurationHistogram, probesInFlightGauge, type Registry } from '#runtime';
+import {
+  createRegistry,
+  natsConnectedGauge,
+  probeDurationHistogram,
+  probesInFlightGauge,
+  type Registry,
+} from '#runtime';
 import { AgentConfig } from './config.js';
 
 /** The agent's Prometheus metrics (names from libs/runtime/src/metrics.ts). */
@@ -20,5 +26,9 @@ export class AgentMetrics {
 
   trackInFlight(read: () => number): void {
     probesInFlightGauge(this.registry, read);
+  }
+
+  trackNats(connected: () => boolean): void {
+    natsConnectedGauge(this.registry, connected);
   }
 }

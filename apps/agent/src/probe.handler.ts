@@ -7,7 +7,8 @@ import { AgentConfig } from './config.js';
 
 /**
  * Takes probe requests for the agent's regions from NATS (one queue group per region, so
- * exactly one agent of a region answers), validates them, runs them and replies.
+ * exactly one agent of a region answers), validates them, runs them and replies. Subscribes
+ * when the link first connects; the client renews the subscriptions after each reconnection.
  */
 @Injectable()
 export class ProbeHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -21,16 +22,19 @@ export class ProbeHandler implements OnApplicationBootstrap, BeforeApplicationSh
 
   onApplicationBootstrap(): void {
     const subjects = subjectsFor(this.config.NATS_SUBJECT_PREFIX);
-    this.subscriptions = this.config.AGENT_REGIONS.map((region) =>
-      this.runtime.nats.subscribe(subjects.probe(region), {
-        queue: PROBE_QUEUE_GROUP,
-        callback: (error, msg) => {
-          if (error) this.logger.warn(`subscription error: ${error.message}`);
-          else void this.handle(msg);
-        },
-      }),
-    );
-    this.logger.log(`taking probe work for ${this.config.AGENT_REGIONS.join(', ')}`);
+    this.runtime.link.onConnected((nats) => {
+      if (this.runtime.shuttingDown) return;
+      this.subscriptions = this.config.AGENT_REGIONS.map((region) =>
+        nats.subscribe(subjects.probe(region), {
+          queue: PROBE_QUEUE_GROUP,
+          callback: (error, msg) => {
+            if (error) this.logger.warn(`subscription error: ${error.message}`);
+            else void this.handle(msg);
+          },
+        }),
+      );
+      this.logger.log(`taking probe work for ${this.config.AGENT_REGIONS.join(', ')}`);
+    });
   }
 
   async handle(msg: Msg): Promise<void> {
@@ -55,6 +59,6 @@ export class ProbeHandler implements OnApplicationBootstrap, BeforeApplicationSh
 
   /** First step of shutdown: take no new work (running checks finish in AgentRuntime). */
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.all(this.subscriptions.map((s) => s.drain().catch(() => undefined)));
+    await this.runtime.link.drainSubscriptions(this.subscriptions);
   }
 }

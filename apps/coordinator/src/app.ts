@@ -1,11 +1,12 @@
 import 'reflect-metadata';
-import { ConsoleLogger, type LoggerService, type LogLevel as NestLogLevel } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import type { LoggerService, LogLevel as NestLogLevel } from '@nestjs/common';
+// The logger alone, not @nestjs/common's index (rxjs and every decorator, ~0.2 s): main.ts logs
+// with it before the rest of Nest is loaded.
+import { ConsoleLogger } from '@nestjs/common/services/console-logger.service.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { systemClock, type Clock } from '#runtime';
+import { systemClock, type Clock, type NatsLink } from '#runtime';
 import type { CoordinatorConfig, LogLevel } from './config.js';
-import { CoordinatorModule } from './coordinator.module.js';
-import { configureHttp, createHttpAdapter } from './http/http-setup.js';
+import { NatsLinkModule } from './probing/nats-connection.js';
 
 const NEST_LEVELS: { readonly [K in LogLevel]: NestLogLevel[] } = {
   debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
@@ -40,17 +41,37 @@ export function createLogger(config: CoordinatorConfig): LoggerService {
 export interface AppOptions {
   clock?: Clock;
   logger?: LoggerService | false;
+  /**
+   * The NATS link main.ts started before loading Nest (null: no NATS_URL). Absent, the app
+   * starts its own when NATS_URL is set (in-process tests).
+   */
+  natsLink?: NatsLink | null;
 }
 
-/** Builds and initialises the coordinator (database migrated, routes registered), not yet listening. */
+/**
+ * Builds and initialises the coordinator (database migrated, routes registered), not yet listening.
+ *
+ * Nest and the coordinator's modules are imported here, on demand, not at the top of this file:
+ * importing them takes about a second, and main.ts (which imports this file for createLogger)
+ * must be able to log where it connects before that.
+ */
 export async function createCoordinatorApp(
   config: CoordinatorConfig,
   options: AppOptions = {},
 ): Promise<NestFastifyApplication> {
+  const [{ NestFactory }, { CoordinatorModule }, { configureHttp, createHttpAdapter }] = await Promise.all([
+    import('@nestjs/core'),
+    import('./coordinator.module.js'),
+    import('./http/http-setup.js'),
+  ]);
+  const logger = options.logger ?? createLogger(config);
+  const root = CoordinatorModule.forRoot(config, options.clock ?? systemClock);
+  // NATS_LINK is global; provided beside the root's own imports so CoordinatorModule stays the root.
+  const natsLink = NatsLinkModule.forRoot({ link: options.natsLink, logger });
   const app = await NestFactory.create<NestFastifyApplication>(
-    CoordinatorModule.forRoot(config, options.clock ?? systemClock),
+    { ...root, imports: [...(root.imports ?? []), natsLink] },
     createHttpAdapter(config.tls),
-    { bodyParser: false, logger: options.logger ?? createLogger(config), abortOnError: false },
+    { bodyParser: false, logger, abortOnError: false },
   );
   configureHttp(app);
   await app.init();

@@ -9,7 +9,7 @@ import { parseCheckerAddresses } from './agents/checker-addresses.js';
 import { API_KEY_PATTERN } from './auth/api-key.js';
 import { loadTlsFiles } from './tls/tls-files.js';
 import { DEFAULT_ENDPOINTS } from './notify/notifier-deps.js';
-import { parseDatabaseUrl, type DatabaseTarget } from './database/data-source.js';
+import { parseDatabaseUrl, type DatabaseTarget } from './database/database-url.js';
 
 const digitsToInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
@@ -72,6 +72,17 @@ export class CoordinatorConfig extends EgressEnv {
   @Expose()
   @Matches(SUBJECT_PREFIX_PATTERN, { message: 'must be dot-separated tokens of letters, digits, _ and -' })
   NATS_SUBJECT_PREFIX = DEFAULT_SUBJECT_PREFIX;
+
+  /**
+   * Seconds to keep trying the first NATS connection before the process exits with a message;
+   * 0 (the default) keeps trying for ever. Meanwhile /healthz answers and /readyz says not ready.
+   */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of seconds' })
+  @Min(0)
+  @Max(86_400)
+  NATS_CONNECT_TIMEOUT_SECONDS = 0;
 
   /** `false` stops scheduling checks (the API keeps working): maintenance, tests. */
   @Expose()
@@ -195,6 +206,25 @@ export class CoordinatorConfig extends EgressEnv {
   @Expose()
   @IsIn(['text', 'json'])
   LOG_FORMAT: 'text' | 'json' = 'text';
+
+  /**
+   * Check results held in memory while the database is unreachable (docs/decisions/0001); past
+   * this the oldest are dropped, counted in picket_outage_dropped_total and logged.
+   */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(1000)
+  @Max(10_000_000)
+  OUTAGE_BUFFER_RESULTS = 100_000;
+
+  /** Status changes held in memory while the database is unreachable; past this the oldest are dropped. */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(100)
+  @Max(1_000_000)
+  OUTAGE_BUFFER_TRANSITIONS = 10_000;
 
   /** Days raw check results are kept; daily roll-ups are kept max(90, this) days. */
   @Expose()

@@ -7,6 +7,7 @@ import { CoordinatorConfig } from './config.js';
 import { ContactsModule } from './contacts/contacts.module.js';
 import { CoreModule } from './core.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { HealthModule, StoppingMarker } from './health/health.module.js';
 import { HistoryModule } from './history/history.module.js';
 import { IncidentsModule } from './incidents/incidents.module.js';
 import { MonitorsModule } from './monitors/monitors.module.js';
@@ -23,6 +24,7 @@ export class CoordinatorModule {
       imports: [
         CoreModule.forRoot(config, clock),
         DatabaseModule.forRoot(config.database),
+        HealthModule,
         AuthModule,
         AccountModule,
         MonitorsModule,
@@ -33,7 +35,7 @@ export class CoordinatorModule {
         ProbingModule,
         StatusPagesModule,
       ],
-      providers: [BootstrapService],
+      providers: [BootstrapService, StoppingMarker],
     };
   }
 }

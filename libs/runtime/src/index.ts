@@ -9,3 +9,4 @@ export * from './network.js';
 export * from './egress.js';
 export * from './egress-env.js';
 export * from './abort.js';
+export * from './readiness.js';

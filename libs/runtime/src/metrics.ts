@@ -15,6 +15,10 @@ export const METRICS = {
     name: 'picket_probes_in_flight',
     help: 'Checks running in this process right now.',
   },
+  natsConnected: {
+    name: 'picket_nats_connected',
+    help: '1 while this process is connected to NATS, 0 while it is connecting or reconnecting (only where NATS_URL is set).',
+  },
   checkResults: {
     name: 'picket_check_results_total',
     help: 'Check results received by the coordinator, by region, monitor type and status.',
@@ -40,10 +44,32 @@ export const METRICS = {
     help: 'Monitors scheduled by this coordinator, by last_status.',
     labelNames: ['status'] as const,
   },
-  agentsSeen: {
-    name: 'picket_agents_seen',
-    help: 'Agents that sent a heartbeat recently, by region.',
+  regionAgents: {
+    name: 'picket_region_agents',
+    help: 'Live agents per region (heartbeat within the last 30 s; the embedded agent counts for every region). 0 for a region monitors use means their checks there are UNKNOWN.',
     labelNames: ['region'] as const,
+  },
+  regionMonitors: {
+    name: 'picket_region_monitors',
+    help: 'Monitors scheduled by this coordinator that are checked from each region. Above 0 where picket_region_agents is 0 means those checks are UNKNOWN.',
+    labelNames: ['region'] as const,
+  },
+  monitorsStale: {
+    name: 'picket_monitors_stale',
+    help: 'Monitors scheduled by this coordinator with no UP or DOWN result for more than 3 check intervals (shown as last_status "unknown").',
+  },
+  databaseUp: {
+    name: 'picket_database_up',
+    help: '1 when the database answered the last probe (at most a second old when scraped), 0 otherwise.',
+  },
+  transitionsPending: {
+    name: 'picket_transitions_pending',
+    help: 'Status changes decided but not yet written (held in memory while the database is unreachable).',
+  },
+  outageDropped: {
+    name: 'picket_outage_dropped_total',
+    help: 'Check results and status changes dropped because the outage buffer was full (kind = results | transitions).',
+    labelNames: ['kind'] as const,
   },
   deliveries: {
     name: 'picket_notification_deliveries_total',
@@ -102,6 +128,17 @@ export function probesInFlightGauge(registry: Registry, collect: () => number) {
     registers: [registry],
     collect() {
       this.set(collect());
+    },
+  });
+}
+
+/** 1 while `connected()` says so: the NATS link of an agent or a coordinator. */
+export function natsConnectedGauge(registry: Registry, connected: () => boolean) {
+  return new Gauge({
+    ...METRICS.natsConnected,
+    registers: [registry],
+    collect() {
+      this.set(connected() ? 1 : 0);
     },
   });
 }

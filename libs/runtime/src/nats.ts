@@ -1,4 +1,10 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  connect,
+  type NatsConnection,
+  type NodeConnectionOptions,
+  type Status,
+  type Subscription,
+} from '@nats-io/transport-node';
 
 export type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 
@@ -7,26 +13,370 @@ export interface NatsLogger {
   warn(message: string): void;
 }
 
+export interface NatsLinkLogger extends NatsLogger {
+  error(message: string): void;
+}
+
+/** How the client behaves once connected: it reconnects for ever and notices a dead server within ~30 s. */
+const CLIENT_OPTIONS = {
+  maxReconnectAttempts: -1,
+  reconnectTimeWait: 1000,
+  pingInterval: 10_000,
+  maxPingOut: 3,
+} satisfies NodeConnectionOptions;
+
+/** The first connection is retried by NatsLink itself: 0.5 s, 1 s, 2 s … at most 10 s apart. */
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 10_000;
+/**
+ * One connection attempt's handshake bound. The client's default (20 s) would keep the first
+ * failure line that long away when the address black-holes packets; a reachable server answers
+ * within milliseconds, even across regions.
+ */
+const ATTEMPT_TIMEOUT_MS = 5000;
+/**
+ * A drain flushes pending messages and waits for the server's answer; during an outage that
+ * answer never comes, and a process must not hang on its way out because NATS is away.
+ */
+const DRAIN_BOUND_MS = 5000;
+
 /**
  * Connects to NATS and keeps reconnecting for ever (the first connection included), logging
- * each disconnect and reconnect. NATS is transport only: losing it delays work, never loses it.
+ * each disconnect and reconnect. Blocks until connected: for tests and tools that need a
+ * connection before they can do anything. The apps use NatsLink, which never blocks.
  */
 export async function connectNats(servers: string, name: string, logger: NatsLogger): Promise<NatsConnection> {
-  const nc = await connect({
-    servers: servers.split(',').map((s) => s.trim()),
-    name,
-    waitOnFirstConnect: true,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 1000,
-    pingInterval: 10_000,
-    maxPingOut: 3,
-  });
+  const nc = await connect({ ...serverOptions(servers), name, waitOnFirstConnect: true, ...CLIENT_OPTIONS });
   logger.log(`connected to NATS ${nc.getServer()}`);
   void (async () => {
     for await (const status of nc.status()) {
-      if (status.type === 'disconnect') logger.warn(`NATS connection lost (${String(status.server)}); reconnecting`);
-      else if (status.type === 'reconnect') logger.log(`NATS reconnected (${String(status.server)})`);
+      if (status.type === 'disconnect') logger.warn(`NATS connection lost (${status.server}); reconnecting`);
+      else if (status.type === 'reconnect') logger.log(`NATS reconnected (${status.server})`);
     }
   })().catch(() => undefined);
   return nc;
+}
+
+export type NatsLinkState = 'connecting' | 'connected' | 'reconnecting' | 'closed';
+
+export interface NatsLinkOptions {
+  /** Seconds the first connection may keep failing before `onGiveUp`; 0 keeps trying for ever. */
+  connectTimeoutSeconds: number;
+  /** Called once when the first connection could not be made in time (the link is closed by then). */
+  onGiveUp(message: string): void;
+}
+
+/**
+ * A process's one NATS connection, made in the background so that nothing waits for it: the
+ * HTTP server, health and readiness come up while NATS is unreachable, and say so. The first
+ * connection is retried here (the client would wait silently) with every failure logged and its
+ * reason; once connected, the client's own reconnection takes over. `connected` is the truth at
+ * this moment: false from the instant the connection drops until it is back.
+ */
+export class NatsLink {
+  private current: NatsConnection | null = null;
+  private linkState: NatsLinkState = 'connecting';
+  private problem: string | null = null;
+  private started = false;
+  /** Set by drain() and close(): a closed connection was wanted, not lost. */
+  private closing = false;
+  private readonly whenUp: ((nc: NatsConnection) => void)[] = [];
+  private readonly whenGone: ((error: Error) => void)[] = [];
+  private giveUpTimer: NodeJS.Timeout | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private wakeRetry: (() => void) | null = null;
+  /** The servers with any credentials masked: the only form of the URL that is ever logged. */
+  readonly display: string;
+
+  constructor(
+    private readonly servers: string,
+    private readonly name: string,
+    private readonly logger: NatsLinkLogger,
+    private readonly options: NatsLinkOptions,
+  ) {
+    this.display = maskNatsServers(servers);
+  }
+
+  /** True only while the connection is up. */
+  get connected(): boolean {
+    return this.linkState === 'connected';
+  }
+
+  get state(): NatsLinkState {
+    return this.linkState;
+  }
+
+  /**
+   * Why the link is not (or was not) connected: the last connect failure with its reason, the lost
+   * connection, a server error. Cleared when the link (re)connects.
+   */
+  get lastError(): string | null {
+    return this.problem;
+  }
+
+  /** The client, from the first connection on (also while it reconnects); null before. */
+  get connection(): NatsConnection | null {
+    return this.current;
+  }
+
+  /** Begins connecting in the background and returns at once; a second call does nothing. */
+  start(): void {
+    if (this.started || this.linkState === 'closed') return;
+    this.started = true;
+    this.logger.log(`connecting to NATS ${this.display}`);
+    const seconds = this.options.connectTimeoutSeconds;
+    if (seconds > 0) this.giveUpTimer = setTimeout(() => this.giveUp(seconds), seconds * 1000);
+    void this.connectLoop();
+  }
+
+  /**
+   * Calls `callback` once with the client when the link first connects, or at once if it has.
+   * Subscriptions made there survive reconnections (the client renews them).
+   */
+  onConnected(callback: (nc: NatsConnection) => void): void {
+    if (this.current) this.call(callback, this.current);
+    else if (this.linkState !== 'closed') this.whenUp.push(callback);
+  }
+
+  /** The client once first connected; rejects if the link is closed (or gives up) before that. */
+  whenConnected(): Promise<NatsConnection> {
+    if (this.current) return Promise.resolve(this.current);
+    if (this.linkState === 'closed') return Promise.reject(new Error(this.closedBeforeConnecting()));
+    return new Promise((resolve, reject) => {
+      this.whenUp.push(resolve);
+      this.whenGone.push(reject);
+    });
+  }
+
+  /**
+   * Stops connecting, or drains the connection: subscriptions stop, pending messages are sent,
+   * then it closes. Bounded, and a plain close when NATS is away (nothing could be flushed).
+   */
+  async drain(): Promise<void> {
+    this.stopConnecting();
+    const nc = this.current;
+    if (!nc || nc.isClosed()) return;
+    if (this.connected && !nc.isDraining()) await withinBound(nc.drain().catch(() => undefined));
+    if (!nc.isClosed()) await nc.close().catch(() => undefined);
+  }
+
+  /**
+   * Drains subscriptions (messages already delivered are still handled, no new ones come), bounded
+   * like drain(); while the link is not connected they are only unsubscribed (nothing can arrive).
+   */
+  async drainSubscriptions(subscriptions: readonly Subscription[]): Promise<void> {
+    if (!this.connected) {
+      for (const s of subscriptions) if (!s.isClosed()) s.unsubscribe();
+      return;
+    }
+    await withinBound(Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined))));
+  }
+
+  /** Stops connecting, or closes the connection at once (pending messages are dropped). */
+  async close(): Promise<void> {
+    this.stopConnecting();
+    if (this.current && !this.current.isClosed()) await this.current.close().catch(() => undefined);
+  }
+
+  private async connectLoop(): Promise<void> {
+    let retryMs = FIRST_RETRY_MS;
+    while (this.linkState === 'connecting') {
+      let nc: NatsConnection;
+      try {
+        nc = await connect({
+          ...serverOptions(this.servers),
+          name: this.name,
+          timeout: ATTEMPT_TIMEOUT_MS,
+          ...CLIENT_OPTIONS,
+        });
+      } catch (error) {
+        if (this.linkState !== 'connecting') return;
+        this.problem = describeNatsError(error);
+        this.logger.warn(`NATS ${this.display} not reachable: ${this.problem}; next attempt in ${retryMs / 1000} s`);
+        await this.pause(retryMs);
+        retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+        continue;
+      }
+      // Closed or given up while the attempt was under way: nobody wants this connection.
+      if (this.linkState !== 'connecting') {
+        await nc.close().catch(() => undefined);
+        return;
+      }
+      this.adopt(nc);
+    }
+  }
+
+  private adopt(nc: NatsConnection): void {
+    this.current = nc;
+    this.linkState = 'connected';
+    this.problem = null;
+    this.clearGiveUp();
+    this.logger.log(`connected to NATS ${nc.getServer()}`);
+    this.follow(nc).catch((error: unknown) => {
+      this.logger.error(`NATS status events stopped: ${describeNatsError(error)}`);
+    });
+    void nc.closed().then((error) => {
+      this.linkState = 'closed';
+      if (error) this.problem = describeNatsError(error);
+      // The client stops reconnecting only on repeated authentication failures: say so loudly.
+      if (!this.closing) {
+        this.logger.error(
+          `NATS connection closed for good${error ? ` (${this.problem})` : ''}; restart this process once NATS accepts it`,
+        );
+      }
+    });
+    this.whenGone.length = 0;
+    for (const callback of this.whenUp.splice(0)) this.call(callback, nc);
+  }
+
+  /** Follows the client's status events: `connected` must turn false the moment the connection drops. */
+  private async follow(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) this.onStatus(status);
+  }
+
+  private onStatus(status: Status): void {
+    if (this.linkState === 'closed') return;
+    switch (status.type) {
+      case 'disconnect':
+        this.linkState = 'reconnecting';
+        this.problem = `connection to ${status.server} lost`;
+        this.logger.warn(`NATS connection lost (${status.server}); reconnecting`);
+        break;
+      case 'reconnect':
+        this.linkState = 'connected';
+        this.problem = null;
+        this.logger.log(`NATS reconnected (${status.server})`);
+        break;
+      case 'error':
+        this.problem = describeNatsError(status.error);
+        this.logger.warn(`NATS server error: ${this.problem}`);
+        break;
+      case 'staleConnection':
+        this.logger.warn('NATS server stopped answering pings; reconnecting');
+        break;
+      default:
+        break;
+    }
+  }
+
+  private giveUp(seconds: number): void {
+    this.giveUpTimer = null;
+    if (this.linkState !== 'connecting') return;
+    const message =
+      `gave up connecting to NATS ${this.display} after ${seconds} s ` +
+      `(last error: ${this.problem ?? 'no answer yet'}); check NATS_URL and that the server is reachable ` +
+      `from here, or raise NATS_CONNECT_TIMEOUT_SECONDS (0 keeps trying for ever)`;
+    this.stopConnecting();
+    this.options.onGiveUp(message);
+  }
+
+  /** Ends a first-connection loop still under way (the state becomes closed); no-op once connected. */
+  private stopConnecting(): void {
+    this.started = true;
+    this.closing = true;
+    this.clearGiveUp();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.wakeRetry?.();
+    if (this.current) return;
+    this.linkState = 'closed';
+    this.whenUp.length = 0;
+    const error = new Error(this.closedBeforeConnecting());
+    for (const reject of this.whenGone.splice(0)) reject(error);
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wakeRetry = () => resolve();
+      this.retryTimer = setTimeout(resolve, ms);
+    }).then(() => {
+      this.wakeRetry = null;
+      this.retryTimer = null;
+    });
+  }
+
+  private clearGiveUp(): void {
+    if (this.giveUpTimer) clearTimeout(this.giveUpTimer);
+    this.giveUpTimer = null;
+  }
+
+  private closedBeforeConnecting(): string {
+    return `the NATS link to ${this.display} was closed before it connected`;
+  }
+
+  private call(callback: (nc: NatsConnection) => void, nc: NatsConnection): void {
+    try {
+      callback(nc);
+    } catch (error) {
+      this.logger.error(`NATS on-connect step failed: ${error instanceof Error ? error.stack : String(error)}`);
+    }
+  }
+}
+
+/** Waits for `work`, at most DRAIN_BOUND_MS. */
+async function withinBound(work: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_BOUND_MS)));
+  await Promise.race([work, bound]).finally(() => clearTimeout(timer));
+}
+
+/** `scheme://userinfo@` at the start of one server entry (the scheme is optional, as for the client). */
+const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)?([^/?#]*)@/i;
+
+/**
+ * The server list with credentials masked, for logs and messages: `nats://user:***@host:4222`,
+ * and a token alone (`nats://token@host`) as `nats://***@host`.
+ */
+export function maskNatsServers(servers: string): string {
+  return splitServers(servers)
+    .map((server) =>
+      server.replace(USERINFO, (_all, scheme: string | undefined, userinfo: string) => {
+        const colon = userinfo.indexOf(':');
+        return `${scheme ?? ''}${colon === -1 ? '***' : `${userinfo.slice(0, colon)}:***`}@`;
+      }),
+    )
+    .join(', ');
+}
+
+/**
+ * The client's `servers` and credentials. nats.js ignores credentials in a server URL (it keeps
+ * only host and port), so `nats://user:pass@host` or `nats://token@host` are turned into its
+ * user/pass or token options: the first entry that has any speaks for the whole list (one
+ * client authenticates one way).
+ */
+function serverOptions(servers: string): Pick<NodeConnectionOptions, 'servers' | 'user' | 'pass' | 'token'> {
+  let credentials: Pick<NodeConnectionOptions, 'user' | 'pass' | 'token'> = {};
+  let found = false;
+  const plain = splitServers(servers).map((server) =>
+    server.replace(USERINFO, (_all, scheme: string | undefined, userinfo: string) => {
+      if (!found) {
+        found = true;
+        const colon = userinfo.indexOf(':');
+        credentials =
+          colon === -1
+            ? { token: decodeURIComponent(userinfo) }
+            : {
+                user: decodeURIComponent(userinfo.slice(0, colon)),
+                pass: decodeURIComponent(userinfo.slice(colon + 1)),
+              };
+      }
+      return scheme ?? '';
+    }),
+  );
+  return { servers: plain, ...credentials };
+}
+
+function splitServers(servers: string): string[] {
+  return servers
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** A connect or server error in a few words, with the system error code when there is one (ECONNREFUSED). */
+export function describeNatsError(error: unknown): string {
+  const e = error as { message?: unknown; code?: unknown; cause?: { code?: unknown; message?: unknown } } | null;
+  const message = typeof e?.message === 'string' && e.message !== '' ? e.message : String(error);
+  const code = [e?.code, e?.cause?.code].find((c): c is string => typeof c === 'string' && c !== '');
+  return code && !message.includes(code) ? `${message} (${code})` : message;
 }

@@ -32,4 +32,12 @@ export class CoordinatorMemberEntity {
   /** Unix ms of its last heartbeat. */
   @Column({ name: 'last_seen_at', type: 'bigint', transformer: bigintNumber })
   lastSeenAt!: number;
+
+  /** How it runs checks: `embedded` or `nats` ('' for replicas from before this was recorded). */
+  @Column({ type: 'varchar', length: 16, default: '' })
+  mode!: string;
+
+  /** Its NATS subject prefix in `nats` mode ('' otherwise). */
+  @Column({ name: 'subject_prefix', type: 'varchar', length: 255, default: '' })
+  subjectPrefix!: string;
 }

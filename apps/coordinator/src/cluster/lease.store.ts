@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In, LessThan, MoreThan, type EntityManager } from 'typeorm';
 import { Database } from '../database/database.js';
 import { CoordinatorMemberEntity, PartitionLeaseEntity } from './cluster.entity.js';
-import type { LeaseRow } from './partitions.js';
+import type { LeaseRow, ReplicaMode } from './partitions.js';
 
 /** Membership rows older than this are deleted (a replica that died long ago). */
 const FORGET_MEMBERS_AFTER_MS = 24 * 3600_000;
@@ -15,9 +15,13 @@ const FORGET_MEMBERS_AFTER_MS = 24 * 3600_000;
 export class LeaseStore {
   constructor(private readonly db: Database) {}
 
-  /** Records that replica `id` is alive at `now`. */
-  async heartbeat(id: string, version: string, startedAt: number, now: number): Promise<void> {
-    await this.db.manager.upsert(CoordinatorMemberEntity, { id, version, startedAt, lastSeenAt: now }, ['id']);
+  /** Records that replica `id` is alive at `now`, and how it runs checks. */
+  async heartbeat(id: string, version: string, startedAt: number, now: number, mode: ReplicaMode): Promise<void> {
+    await this.db.manager.upsert(
+      CoordinatorMemberEntity,
+      { id, version, startedAt, lastSeenAt: now, mode: mode.mode, subjectPrefix: mode.subjectPrefix },
+      ['id'],
+    );
   }
 
   /** Replicas whose heartbeat is younger than `ttlMs`. */
@@ -76,10 +80,17 @@ export class LeaseStore {
   }
 
   /**
-   * Inside a transaction: whether `me` still holds `partition` at `now` (the fence a status
-   * change passes, so a replica that lost its lease while paused cannot write behind the new owner).
+   * Inside a transaction: whether the lease row of `partition` still names `me` (the fence a
+   * status change passes). On PostgreSQL the row stays locked until the commit, so no replica
+   * can claim the partition between this check and the write; SQLite transactions are
+   * serialised already. Expiry alone does not fail it: a lease that ran out while the
+   * database was unreachable, and that nobody took, still means nobody else wrote.
    */
-  async holds(m: EntityManager, me: string, partition: number, now: number): Promise<boolean> {
-    return m.exists(PartitionLeaseEntity, { where: { partition, owner: me, expiresAt: MoreThan(now) } });
+  async holds(m: EntityManager, me: string, partition: number): Promise<boolean> {
+    const row = await m.findOne(PartitionLeaseEntity, {
+      where: { partition, owner: me },
+      ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    return row !== null;
   }
 }

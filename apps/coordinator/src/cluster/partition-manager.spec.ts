@@ -8,7 +8,7 @@ import { Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
 import { ManualTimers } from '../scheduling/timers.js';
 import { LeaseStore } from './lease.store.js';
-import { PartitionManager, type PartitionListener } from './partition-manager.js';
+import { PartitionManager, ReplicaModeConflictError, type PartitionListener } from './partition-manager.js';
 import { PARTITION_COUNT } from './partitions.js';
 
 const LEASE_SECONDS = 4;
@@ -32,7 +32,11 @@ describe.each(testDatabases())('partition leases on $name', (kind) => {
   const clock = new ManualClock(Date.UTC(2026, 10, 24, 12));
   const replicas: Replica[] = [];
 
-  async function replica(id: string, store?: (db: Database) => LeaseStore): Promise<Replica> {
+  async function replica(
+    id: string,
+    store?: (db: Database) => LeaseStore,
+    env: Record<string, string> = {},
+  ): Promise<Replica> {
     db ??= await kind.create();
     const target = parseDatabaseUrl(db.url);
     if (!target) throw new Error('bad url');
@@ -43,6 +47,7 @@ describe.each(testDatabases())('partition leases on $name', (kind) => {
       DATABASE_URL: db.url,
       COORDINATOR_ID: id,
       COORDINATOR_LEASE_SECONDS: String(LEASE_SECONDS),
+      ...env,
     });
     const timers = new ManualTimers(clock);
     const manager = new PartitionManager(store?.(database) ?? new LeaseStore(database), config, clock, timers);
@@ -158,7 +163,7 @@ describe.each(testDatabases())('partition leases on $name', (kind) => {
     await run(TTL_MS);
     const monitorOfA = Array.from({ length: 1000 }, (_, i) => `mon${i}`).find((id) => a.manager.ownsMonitor(id));
     if (!monitorOfA) throw new Error('a holds nothing');
-    const fence = (r: Replica) => r.manager.fence(r.dataSource.manager, monitorOfA);
+    const fence = (r: Replica) => fenceOf(r, monitorOfA);
     await expect(fence(a)).resolves.toBe(true);
     await expect(fence(b)).resolves.toBe(false);
     a.alive = false;
@@ -167,25 +172,100 @@ describe.each(testDatabases())('partition leases on $name', (kind) => {
     await expect(fence(b)).resolves.toBe(true);
   });
 
-  it('without the database a replica stops scheduling before its leases could expire, and resumes after', async () => {
+  /** A lease store whose heartbeat fails like an unreachable database while `down()` says so. */
+  function flaky(down: () => boolean) {
+    return (database: Database) =>
+      new (class extends LeaseStore {
+        override heartbeat(...args: Parameters<LeaseStore['heartbeat']>): Promise<void> {
+          return down() ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : super.heartbeat(...args);
+        }
+      })(database);
+  }
+
+  /** The fence as a status change passes it: inside a transaction. */
+  const fenceOf = (r: Replica, monitorId: string, generation?: number) =>
+    r.dataSource.transaction((m) => r.manager.fence(m, monitorId, generation));
+
+  const monitorOf = (r: Replica) => {
+    const id = Array.from({ length: 1000 }, (_, i) => `mon${i}`).find((m) => r.manager.ownsMonitor(m));
+    if (!id) throw new Error(`${r.id} holds nothing`);
+    return id;
+  };
+
+  it('without the database a replica keeps checking its partitions past the leases, and renews them after', async () => {
     let down = false;
-    class FlakyStore extends LeaseStore {
-      override heartbeat(...args: Parameters<LeaseStore['heartbeat']>): Promise<void> {
-        return down ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : super.heartbeat(...args);
-      }
-    }
-    const a = await replica('a', (database) => new FlakyStore(database));
+    const a = await replica(
+      'a',
+      flaky(() => down),
+    );
     await start(a);
     expect(a.scheduled.size).toBe(PARTITION_COUNT);
     down = true;
     const leasesEndBy = clock.now() + TTL_MS;
-    await run(TTL_MS);
+    await run(2 * TTL_MS);
     expect(clock.now()).toBeGreaterThanOrEqual(leasesEndBy);
-    expect(a.manager.partitions).toEqual([]);
-    expect(a.scheduled.size).toBe(0);
+    expect(a.manager.partitions).toEqual([]); // no lease it is sure of …
+    expect(a.scheduled.size).toBe(PARTITION_COUNT); // … but its checks go on (docs/decisions/0001)
+    expect(a.manager.ownsMonitor('mon1')).toBe(true);
+    expect(a.manager.overdue).not.toBeNull();
+    // Nobody took the partitions: a status change decided during the outage may still be written.
+    const monitor = monitorOf(a);
+    const generation = a.manager.generationOf(monitor);
+    await expect(fenceOf(a, monitor, generation)).resolves.toBe(true);
     down = false;
     await run(TTL_MS / 4 + STEP_MS);
     expect(a.manager.partitions).toEqual(ALL);
     expect(a.scheduled.size).toBe(PARTITION_COUNT);
+    expect(a.manager.overdue).toBeNull();
+    await expect(fenceOf(a, monitor, generation)).resolves.toBe(true);
+  });
+
+  it('a replica cut off while another takes over drops what it lost and can never write it', async () => {
+    let aDown = false;
+    const a = await replica(
+      'a',
+      flaky(() => aDown),
+    );
+    const b = await replica('b');
+    await start(a);
+    await start(b);
+    await run(TTL_MS);
+    const shareA = a.manager.partitions;
+    const monitor = monitorOf(a);
+    aDown = true;
+    const generation = a.manager.generationOf(monitor); // a decides a change during its outage
+    await run(2 * TTL_MS); // b takes a's expired partitions; a still checks them
+    expect(b.manager.partitions).toEqual(ALL);
+    expect(shareA.every((p) => a.scheduled.has(p))).toBe(true);
+    await expect(fenceOf(a, monitor, generation)).resolves.toBe(false);
+    await expect(fenceOf(b, monitor)).resolves.toBe(true);
+    aDown = false;
+    await run(TTL_MS);
+    // a learns that b holds them now: it stops checking them, and its held change stays unwritten
+    // even if a gets the partition back later (the generation moved on).
+    expect(shareA.some((p) => a.scheduled.has(p) && !a.manager.partitions.includes(p))).toBe(false);
+    expect(a.manager.generationOf(monitor)).toBeGreaterThan(generation);
+    await run(4 * TTL_MS); // hand-over back to a by rendezvous
+    expect(a.manager.ownsMonitor(monitor)).toBe(true);
+    await expect(fenceOf(a, monitor, generation)).resolves.toBe(false);
+    await expect(fenceOf(a, monitor)).resolves.toBe(true);
+  });
+
+  it('a replica that would run checks another way than the live ones refuses to start', async () => {
+    const a = await replica('a', undefined, { NATS_URL: 'nats://127.0.0.1:4222', NATS_SUBJECT_PREFIX: 'prod' });
+    await start(a);
+    const embedded = await replica('b');
+    await expect(start(embedded)).rejects.toThrow(ReplicaModeConflictError);
+    await expect(start(embedded)).rejects.toThrow(/runs on this database in NATS mode \(subject prefix prod\)/);
+    expect(embedded.scheduled.size).toBe(0);
+    const otherPrefix = await replica('c', undefined, { NATS_URL: 'nats://127.0.0.1:4222', NATS_SUBJECT_PREFIX: 'x' });
+    await expect(start(otherPrefix)).rejects.toThrow(/subject prefix prod.*subject prefix x/);
+    const same = await replica('d', undefined, { NATS_URL: 'nats://127.0.0.1:4222', NATS_SUBJECT_PREFIX: 'prod' });
+    await start(same);
+    // Once the NATS replicas are gone (left, or silent past the lease), an embedded one may start.
+    await a.manager.stop();
+    await same.manager.stop();
+    await start(embedded);
+    expect(embedded.scheduled.size).toBe(PARTITION_COUNT);
   });
 });

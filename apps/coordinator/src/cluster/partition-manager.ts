@@ -4,7 +4,7 @@ import { CLOCK, PICKET_VERSION, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import { TIMERS, type TimerHandle, type Timers } from '../scheduling/timers.js';
 import { LeaseStore } from './lease.store.js';
-import { partitionOf, planLeases } from './partitions.js';
+import { modeConflict, partitionOf, planLeases, type ReplicaMode } from './partitions.js';
 
 /** What the owner of the monitors (ProbingService) does when partitions come and go. */
 export interface PartitionListener {
@@ -14,16 +14,33 @@ export interface PartitionListener {
   lost(partitions: readonly number[]): void;
 }
 
+/** A replica refuses to start because the live replicas on its database run checks another way. */
+export class ReplicaModeConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReplicaModeConflictError';
+  }
+}
+
 /** Members older than this many ticks' worth of time are purged now and then. */
 const PURGE_EVERY_TICKS = 240;
 
 /**
  * This replica's share of the monitors. Every quarter of the lease time it heart-beats its
  * membership, renews its leases, and follows the plan of partitions.ts (claim what rendezvous
- * hashing gives it once free, hand over what belongs to a newcomer). It trusts a lease only
- * until the renewal it last saw succeed would expire, minus a margin: when the database is
- * unreachable it stops scheduling before any other replica may take over, so a partition is
- * never scheduled twice.
+ * hashing gives it once free, hand over what belongs to a newcomer).
+ *
+ * When the leases cannot be renewed (database unreachable), the replica keeps checking the
+ * partitions it had (docs/decisions/0001-truth-when-blind.md: an outage of the target during
+ * a database outage must still be recorded): `partitions` (the leases it is sure of) turns
+ * empty when they could have expired, but `ownsMonitor` stays true, so checks go on and
+ * results and status changes are held in memory. Once the database answers, the next round
+ * learns which partitions are still its own and drops the others. A status change is written
+ * only through `fence`: in the same transaction, the lease row must still name this replica
+ * and the partition must not have been dropped since the change was decided, so a replica
+ * that kept checking while another took over never writes behind the new owner's back. (If
+ * only this replica lost the database, the other may check the same monitors meanwhile:
+ * doubled probes, never doubled writes.)
  */
 @Injectable()
 export class PartitionManager {
@@ -37,6 +54,10 @@ export class PartitionManager {
   private running: Promise<void> | null = null;
   private stopped = false;
   private failing = false;
+  /** The leases ran past their expiry unrenewed and the replica checks on without them. */
+  private overdueSince: number | null = null;
+  /** Per partition, bumped each time it is dropped: a status change decided before is not written. */
+  private readonly generations = new Map<number, number>();
   private ticks = 0;
   private readonly startedAt: number;
 
@@ -59,22 +80,53 @@ export class PartitionManager {
     return this.usable() ? [...this.owned].sort((a, b) => a - b) : [];
   }
 
-  /** Whether this replica schedules and evaluates `monitorId` now. */
+  /**
+   * Whether this replica schedules and evaluates `monitorId` now: its partition was leased
+   * to it and not dropped since (also while the leases are overdue through a database outage).
+   */
   ownsMonitor(monitorId: string): boolean {
-    return this.usable() && this.owned.has(partitionOf(monitorId));
+    return this.owned.has(partitionOf(monitorId));
+  }
+
+  /** Since when (Unix ms) the leases are past their expiry unrenewed; null while they are renewed in time. */
+  get overdue(): number | null {
+    return this.overdueSince;
+  }
+
+  /** The partition's generation now, to be passed back to `fence` with a status change decided now. */
+  generationOf(monitorId: string): number {
+    return this.generations.get(partitionOf(monitorId)) ?? 0;
   }
 
   /**
    * Inside a status-change transaction: this replica still holds the monitor's partition in
-   * the database. A replica that was paused past its lease fails here instead of writing a
-   * status behind the new owner's back.
+   * the database (the lease row is locked until the commit, so nobody claims it meanwhile),
+   * and has not dropped it since `generation` was read. A replica that was paused or cut off
+   * past its lease while another took over fails here instead of writing behind its back.
    */
-  fence(m: EntityManager, monitorId: string): Promise<boolean> {
-    return this.store.holds(m, this.replicaId, partitionOf(monitorId), this.clock.now());
+  async fence(m: EntityManager, monitorId: string, generation = this.generationOf(monitorId)): Promise<boolean> {
+    if (generation !== this.generationOf(monitorId)) return false;
+    return this.store.holds(m, this.replicaId, partitionOf(monitorId));
   }
 
-  /** Joins: the first round runs before this resolves, so a lone replica starts with every partition. */
+  /** How this replica runs checks, recorded with its membership and compared with the others'. */
+  get mode(): ReplicaMode {
+    return this.config.NATS_URL
+      ? { mode: 'nats', subjectPrefix: this.config.NATS_SUBJECT_PREFIX }
+      : { mode: 'embedded', subjectPrefix: '' };
+  }
+
+  /**
+   * Joins: the first round runs before this resolves, so a lone replica starts with every
+   * partition. Refuses (ReplicaModeConflictError) when live replicas on this database run
+   * checks another way (embedded vs NATS, or another subject prefix): joining them would run
+   * the same monitors two ways and send false alerts.
+   */
   async start(listener: PartitionListener): Promise<void> {
+    const now = this.clock.now();
+    const others = (await this.store.liveMembers(now, this.ttlMs)).filter((m) => m.id !== this.replicaId);
+    const conflict = modeConflict(this.replicaId, this.mode, others, now);
+    if (conflict) throw new ReplicaModeConflictError(conflict);
     this.listener = listener;
     this.stopped = false;
     await this.round();
@@ -115,7 +167,7 @@ export class PartitionManager {
     const now = this.clock.now();
     const expiresAt = now + this.ttlMs;
     try {
-      await this.store.heartbeat(me, PICKET_VERSION, this.startedAt, now);
+      await this.store.heartbeat(me, PICKET_VERSION, this.startedAt, now, this.mode);
       const held = new Set(await this.store.renew(me, expiresAt));
       const members = await this.store.liveMembers(now, this.ttlMs);
       const plan = planLeases(
@@ -140,12 +192,13 @@ export class PartitionManager {
       if (gained.length > 0) await this.adopt(gained);
       if (this.failing) this.logger.log(`partition leases renewed again; scheduling ${this.owned.size} partitions`);
       this.failing = false;
+      this.overdueSince = null;
       if (++this.ticks % PURGE_EVERY_TICKS === 0) await this.store.forgetDeadMembers(now);
     } catch (error) {
       if (!this.failing) {
         this.logger.warn(
           `cannot renew partition leases (${error instanceof Error ? error.message : String(error)}); ` +
-            `if this lasts, scheduling stops when they could expire`,
+            `checks go on; status changes are held until the database answers`,
         );
       }
       this.failing = true;
@@ -167,6 +220,7 @@ export class PartitionManager {
   private drop(partitions: readonly number[]): void {
     const gone = partitions.filter((p) => this.owned.delete(p));
     if (gone.length === 0) return;
+    for (const p of gone) this.generations.set(p, (this.generations.get(p) ?? 0) + 1);
     this.listener?.lost(gone);
     this.logger.log(`stopped scheduling partitions ${gone.join(',')} (${this.owned.size} left)`);
   }
@@ -176,12 +230,13 @@ export class PartitionManager {
     if (this.expiryTimer !== null) this.timers.clear(this.expiryTimer);
     this.expiryTimer = this.timers.set(() => {
       this.expiryTimer = null;
-      if (this.owned.size === 0 || this.usable()) return;
+      if (this.owned.size === 0 || this.usable() || this.stopped) return;
+      this.overdueSince = this.clock.now();
       this.logger.error(
-        `partition leases could not be renewed in time (database unreachable?): ` +
-          `stopped scheduling ${this.owned.size} partitions until they are renewed`,
+        `partition leases could not be renewed in time (database unreachable?): still checking ` +
+          `${this.owned.size} partitions; their status changes are held and written once the database ` +
+          `answers, unless another replica took a partition over meanwhile`,
       );
-      this.drop([...this.owned]);
     }, at - this.clock.now());
   }
 }

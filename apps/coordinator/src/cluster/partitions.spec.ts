@@ -1,5 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { desiredOwner, PARTITION_COUNT, partitionOf, planLeases, type LeaseRow } from './partitions.js';
+import {
+  desiredOwner,
+  modeConflict,
+  PARTITION_COUNT,
+  partitionOf,
+  planLeases,
+  type LeaseRow,
+  type MemberMode,
+  type ReplicaMode,
+} from './partitions.js';
 
 const ALL = Array.from({ length: PARTITION_COUNT }, (_, p) => p);
 const NOW = 1_000_000;
@@ -95,5 +104,51 @@ describe('planLeases', () => {
   it('takes every partition when alone', () => {
     const leases = ALL.map((p) => lease(p, 'gone', NOW - 1));
     expect(planLeases('solo', ['solo'], leases, NOW)).toEqual({ claim: ALL, release: [] });
+  });
+});
+
+describe('modeConflict (a replica joining the others on one database)', () => {
+  const NOW = 1_800_000_000_000;
+  const nats = (prefix = 'picket'): ReplicaMode => ({ mode: 'nats', subjectPrefix: prefix });
+  const embedded: ReplicaMode = { mode: 'embedded', subjectPrefix: '' };
+  const member = (id: string, m: ReplicaMode | { mode: ''; subjectPrefix: '' }): MemberMode => ({
+    id,
+    ...m,
+    lastSeenAt: NOW - 3000,
+  });
+
+  it.each<[string, ReplicaMode, MemberMode[], RegExp | null]>([
+    ['alone', embedded, [], null],
+    ['same NATS mode and prefix', nats(), [member('a', nats()), member('b', nats())], null],
+    ['embedded beside embedded', embedded, [member('a', embedded)], null],
+    [
+      'a replica from before modes were recorded is not compared',
+      embedded,
+      [member('old', { mode: '', subjectPrefix: '' })],
+      null,
+    ],
+    ['its own row is not a conflict', embedded, [member('me', nats())], null],
+    [
+      'embedded beside NATS replicas',
+      embedded,
+      [member('a', nats('prod'))],
+      /coordinator a \(seen 3 s ago\) runs on this database in NATS mode \(subject prefix prod\), but this one \(me\) would run in embedded mode \(no NATS_URL\).*set NATS_URL .* NATS_SUBJECT_PREFIX=prod/,
+    ],
+    [
+      'NATS beside an embedded replica',
+      nats(),
+      [member('a', embedded)],
+      /runs on this database in embedded mode \(no NATS_URL\), but this one \(me\) would run in NATS mode.*unset NATS_URL/,
+    ],
+    [
+      'another subject prefix',
+      nats('staging'),
+      [member('a', nats('prod'))],
+      /subject prefix prod.*subject prefix staging/,
+    ],
+  ])('%s', (_, mine, others, expected) => {
+    const conflict = modeConflict('me', mine, others, NOW);
+    if (expected === null) expect(conflict).toBeNull();
+    else expect(conflict).toMatch(expected);
   });
 });

@@ -74,3 +74,44 @@ export function planLeases(me: string, live: readonly string[], leases: readonly
   }
   return { claim, release };
 }
+
+/** How a replica runs checks: in its own process, or through regional agents over NATS under a subject prefix. */
+export interface ReplicaMode {
+  readonly mode: 'embedded' | 'nats';
+  /** '' in embedded mode. */
+  readonly subjectPrefix: string;
+}
+
+export interface MemberMode {
+  readonly id: string;
+  /** '' for a replica from before modes were recorded: not compared. */
+  readonly mode: string;
+  readonly subjectPrefix: string;
+  /** Unix ms. */
+  readonly lastSeenAt: number;
+}
+
+const describeMode = (m: { mode: string; subjectPrefix: string }) =>
+  m.mode === 'nats' ? `NATS mode (subject prefix ${m.subjectPrefix})` : 'embedded mode (no NATS_URL)';
+
+/**
+ * Why replica `me` (running as `mine`) must not join the live `others` on its database, or null
+ * when it may: every replica of one cluster runs checks the same way. A replica started by
+ * mistake without NATS_URL beside NATS replicas would check its share of the monitors
+ * in-process, from the wrong place, and send false down/up pairs.
+ */
+export function modeConflict(me: string, mine: ReplicaMode, others: readonly MemberMode[], now: number): string | null {
+  const other = others.find(
+    (o) => o.id !== me && o.mode !== '' && (o.mode !== mine.mode || o.subjectPrefix !== mine.subjectPrefix),
+  );
+  if (!other) return null;
+  const fix =
+    other.mode === 'nats'
+      ? `set NATS_URL to the running replicas' NATS servers and NATS_SUBJECT_PREFIX=${other.subjectPrefix}`
+      : 'unset NATS_URL, as on the running replicas';
+  return (
+    `refusing to start: coordinator ${other.id} (seen ${Math.max(0, Math.round((now - other.lastSeenAt) / 1000))} s ago) ` +
+    `runs on this database in ${describeMode(other)}, but this one (${me}) would run in ${describeMode(mine)}. ` +
+    `Every replica of a cluster must run checks the same way: ${fix}, or point DATABASE_URL at another database.`
+  );
+}

@@ -26,7 +26,9 @@ export type Dialect = 'sqlite' | 'postgres';
 /** A Unicode-aware LOWER registered on every SQLite connection; for queries only, never in the schema. */
 export const SQLITE_UNICODE_LOWER = 'picket_lower';
 
-export type DatabaseTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
+import type { DatabaseTarget } from './database-url.js';
+
+export { parseDatabaseUrl, type DatabaseTarget } from './database-url.js';
 
 export const ENTITIES = [
   AccountEntity,
@@ -49,15 +51,6 @@ export const ENTITIES = [
 ];
 
 /** `sqlite:<path>` (a file path, or `:memory:`) or `postgres://…` / `postgresql://…`. */
-export function parseDatabaseUrl(url: string): DatabaseTarget | null {
-  if (url.startsWith('sqlite:')) {
-    const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    return path === '' ? null : { dialect: 'sqlite', path };
-  }
-  if (/^postgres(ql)?:\/\/./.test(url)) return { dialect: 'postgres', url };
-  return null;
-}
-
 export function dataSourceOptions(target: DatabaseTarget): DataSourceOptions {
   const common = {
     entities: ENTITIES,

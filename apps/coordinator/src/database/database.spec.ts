@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { testDatabases, type TestDatabase } from '../../../../test/support/databases.js';
 import { AccountEntity } from '../auth/account.entity.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
@@ -29,6 +29,11 @@ const MONITOR = {
 
 /** Every reviewed migration, oldest first (both dialects list the same ones). */
 const MIGRATIONS = SQLITE_MIGRATIONS.map((M) => new M().name);
+
+/** The account 'aaa…' every row of these tests belongs to, named `name`. */
+function insertAccount(m: EntityManager, name = 'a', createdAt = T) {
+  return m.insert(AccountEntity, { id: 'a'.repeat(24), name, subscriptionStatus: 'active', createdAt });
+}
 
 describe('migration lists', () => {
   it('both dialects have the same migrations, in the same order', () => {
@@ -101,14 +106,12 @@ describe.each(testDatabases())('storage on $name', (kind) => {
   it('keying results by (scheduled_at, monitor_id, region) keeps the first of any stored twice', async () => {
     const ds = await connect();
     await migrate(ds);
-    await ds.undoLastMigration(); // back to the schema unique on check_id only
-    await ds.manager.insert(AccountEntity, {
-      id: 'a'.repeat(24),
-      name: 'a',
-      subscriptionStatus: 'active',
-      createdAt: T,
-    });
+    await insertAccount(ds.manager);
+    // Inserted with today's schema, before the later migrations take their columns away.
     await ds.manager.insert(MonitorEntity, { ...MONITOR, id: 'b'.repeat(24), accountId: 'a'.repeat(24) });
+    // Back to the schema unique on check_id only: undo CheckResultKey and every migration after it.
+    const undone = MIGRATIONS.slice(MIGRATIONS.indexOf('CheckResultKey1764800000000'));
+    for (let i = 0; i < undone.length; i++) await ds.undoLastMigration();
     const row = (id: string, checkId: string, scheduledAt: number, region: string) =>
       `('${id}', '${'b'.repeat(24)}', '${checkId}', '${region}', 'up', '{}', 'agent', ${scheduledAt}, ${T})`;
     await ds.query(
@@ -120,9 +123,37 @@ describe.each(testDatabases())('storage on $name', (kind) => {
           row('4'.repeat(24), 'x:2:eu-west-1', 2000, 'eu-west-1'),
         ].join(', '),
     );
-    expect(await migrate(ds)).toEqual(MIGRATIONS.slice(-1));
+    expect(await migrate(ds)).toEqual(undone);
     const left: { id: string }[] = await ds.query(`SELECT "id" FROM "check_results" ORDER BY "id"`);
     expect(left.map((r) => r.id[0])).toEqual(['1', '3', '4']);
+  });
+
+  it('adding last_checked_at fills it from each monitor’s newest UP or DOWN result', async () => {
+    const ds = await connect();
+    await migrate(ds);
+    await insertAccount(ds.manager);
+    for (const id of ['b', 'c', 'd']) {
+      await ds.manager.insert(MonitorEntity, { ...MONITOR, id: id.repeat(24), accountId: 'a'.repeat(24) });
+    }
+    const undone = MIGRATIONS.slice(MIGRATIONS.indexOf('MonitorLastChecked1764900000000'));
+    for (let i = 0; i < undone.length; i++) await ds.undoLastMigration();
+    const row = (n: number, monitor: string, status: string, checkedAt: number) =>
+      `('${String(n).repeat(24)}', '${monitor.repeat(24)}', 'k${n}', 'eu-west-1', '${status}', '{}', 'agent', ${n}, ${checkedAt})`;
+    await ds.query(
+      `INSERT INTO "check_results" ("id", "monitor_id", "check_id", "region", "status", "timings", "agent_id", "scheduled_at", "checked_at") VALUES ` +
+        [
+          row(1, 'b', 'up', T + 100),
+          row(2, 'b', 'down', T + 200),
+          row(3, 'b', 'unknown', T + 300),
+          row(4, 'b', 'blocked', T + 400),
+          row(5, 'c', 'unknown', T + 500),
+        ].join(', '),
+    );
+    expect(await migrate(ds)).toEqual(undone);
+    const checked = async (id: string) =>
+      (await ds.manager.findOneByOrFail(MonitorEntity, { id: id.repeat(24) })).lastCheckedAt;
+    // b: its DOWN (the UNKNOWN and BLOCKED after it do not count); c: only UNKNOWN; d: no results.
+    expect([await checked('b'), await checked('c'), await checked('d')]).toEqual([T + 200, null, null]);
   });
 
   it('deleting a contact or an account cascades; bigint seconds come back as numbers', async () => {
@@ -130,7 +161,7 @@ describe.each(testDatabases())('storage on $name', (kind) => {
     await migrate(ds);
     const m = ds.manager;
     const t = T;
-    await m.insert(AccountEntity, { id: 'a'.repeat(24), name: 'a', subscriptionStatus: 'active', createdAt: t });
+    await insertAccount(m, 'a', t);
     const contact = {
       id: 'c'.repeat(24),
       accountId: 'a'.repeat(24),
@@ -171,12 +202,7 @@ describe('Database on SQLite', () => {
       await migrate(ds);
       const database = new Database(ds);
       expect(database.dialect).toBe('sqlite');
-      await ds.manager.insert(AccountEntity, {
-        id: 'a'.repeat(24),
-        name: '0',
-        subscriptionStatus: 'active',
-        createdAt: 1,
-      });
+      await insertAccount(ds.manager, '0', 1);
       await Promise.all(
         Array.from({ length: 25 }, () =>
           database.transaction(async (m) => {
@@ -204,12 +230,7 @@ describe('Database on SQLite', () => {
     const [a, b] = [await openDataSource(parseDatabaseUrl(db.url)!), await openDataSource(parseDatabaseUrl(db.url)!)];
     try {
       await migrate(a);
-      await a.manager.insert(AccountEntity, {
-        id: 'a'.repeat(24),
-        name: '0',
-        subscriptionStatus: 'active',
-        createdAt: 1,
-      });
+      await insertAccount(a.manager, '0', 1);
       await b.query('PRAGMA busy_timeout = 0'); // b's write must not wait (the thread is shared with a)
       let other: unknown = null;
       await new Database(a).transaction(async (m) => {

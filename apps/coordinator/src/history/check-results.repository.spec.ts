@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import { EntityManager, type DataSource } from 'typeorm';
 import type { RegionId } from '#contracts';
 import { ManualClock } from '#runtime';
 import { approximately, probeResult } from '../../../../test/support/check-results.js';
@@ -17,7 +17,7 @@ import { CheckResultsRepository } from './check-results.repository.js';
 import { bucketOf } from './histogram.js';
 import { ResultsRetention } from './results-retention.js';
 import { RESULTS_BATCH_SIZE, ResultsWriter } from './results-writer.js';
-import { dayOf, SECONDS_PER_DAY } from './stats.js';
+import { dayOf, SECONDS_PER_DAY, uptimePercent } from './stats.js';
 
 const ACCOUNT = 'a'.repeat(24);
 const MONITOR = 'b'.repeat(24);
@@ -206,6 +206,92 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
         p95ResponseMs: null,
       },
     ]);
+  });
+
+  it('leaves UNKNOWN and BLOCKED results out of the roll-ups’ uptime, for and against', async () => {
+    const yesterday = NOW_S - SECONDS_PER_DAY;
+    // Yesterday only undecided results (agents unreachable); today two UPs among undecided ones.
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'unknown', null), yesterday - 20);
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'blocked', null), yesterday - 10);
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 100), NOW_S - 30);
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'unknown', null), NOW_S - 20);
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 120), NOW_S - 10);
+    await writer.flush();
+    const before = await rollup(MONITOR, TODAY - 1, 'eu-west-1');
+    expect(before).toMatchObject({ checks: 2, failures: 0, unknowns: 2, countResponse: 0 });
+    expect(uptimePercent(before!)).toBeNull();
+    const today = await rollup(MONITOR, TODAY, 'eu-west-1');
+    expect(today).toMatchObject({ checks: 3, failures: 0, unknowns: 1, sumResponseMs: 220, countResponse: 2 });
+    expect(uptimePercent(today!)).toBe(100);
+  });
+
+  describe('last_checked_at', () => {
+    const lastCheckedAt = async (id: string) => (await ds.manager.findOneByOrFail(MonitorEntity, { id })).lastCheckedAt;
+
+    it('follows the newest UP or DOWN result, never moves back, and ignores UNKNOWN and BLOCKED', async () => {
+      expect(await lastCheckedAt(MONITOR)).toBeNull();
+      writer.add(probeResult(MONITOR, 'eu-west-1', 'unknown', null), NOW_S - 10);
+      writer.add(probeResult(MONITOR, 'us-east-1', 'blocked', null), NOW_S - 5);
+      writer.add(probeResult(OTHER_MONITOR, 'eu-west-1', 'unknown', null), NOW_S - 5);
+      await writer.flush();
+      expect([await lastCheckedAt(MONITOR), await lastCheckedAt(OTHER_MONITOR)]).toEqual([null, null]);
+
+      // The newest decided result of the batch wins, whatever the order within it.
+      writer.add(probeResult(MONITOR, 'eu-west-1', 'down', null), NOW_S - 50);
+      writer.add(probeResult(MONITOR, 'us-east-1', 'up', 10), NOW_S - 100);
+      writer.add(probeResult(MONITOR, 'eu-west-1', 'unknown', null), NOW_S - 1);
+      await writer.flush();
+      expect([await lastCheckedAt(MONITOR), await lastCheckedAt(OTHER_MONITOR)]).toEqual([NOW_S - 50, null]);
+
+      // A late result (an older check answered after a newer one) does not move it back.
+      const late = probeResult(MONITOR, 'us-east-1', 'up', 10);
+      writer.add(late, NOW_S - 200);
+      writer.add(probeResult(OTHER_MONITOR, 'eu-west-1', 'up', 10), NOW_S - 30);
+      await writer.flush();
+      expect([await lastCheckedAt(MONITOR), await lastCheckedAt(OTHER_MONITOR)]).toEqual([NOW_S - 50, NOW_S - 30]);
+
+      // A duplicate of a stored check changes nothing, even with a later checked_at.
+      writer.add(late, NOW_S);
+      await writer.flush();
+      expect(await lastCheckedAt(MONITOR)).toBe(NOW_S - 50);
+
+      writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 10), NOW_S - 20);
+      await writer.flush();
+      expect(await lastCheckedAt(MONITOR)).toBe(NOW_S - 20);
+    });
+
+    it('is written by one statement per batch, in the batch’s transaction', async () => {
+      const ids = Array.from({ length: 40 }, (_, i) => i.toString(16).padStart(24, 'e'));
+      for (const id of ids) await insertMonitor(ds, id);
+      const query = jest.spyOn(EntityManager.prototype, 'query');
+      try {
+        ids.forEach((id, i) => {
+          for (let k = 0; k < 10; k++) {
+            writer.add(probeResult(id, 'eu-west-1', k % 3 === 0 ? 'unknown' : 'up', 10), NOW_S - 100 + i + k);
+          }
+        });
+        await writer.flush();
+        const updates = query.mock.calls.filter(([sql]) => /^\s*(WITH .*)?UPDATE "monitors"/s.test(sql));
+        expect(updates).toHaveLength(1);
+      } finally {
+        query.mockRestore();
+      }
+      // k = 9 is UNKNOWN (9 % 3 = 0): the newest decided result of monitor i is at k = 8.
+      for (const [i, id] of ids.entries()) expect(await lastCheckedAt(id)).toBe(NOW_S - 100 + i + 8);
+    });
+
+    it('rolls back with the batch', async () => {
+      const rollups = jest.spyOn(repository as unknown as { addToRollups: () => Promise<void> }, 'addToRollups');
+      rollups.mockRejectedValue(new Error('disk full'));
+      try {
+        writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 10), NOW_S - 5);
+        await writer.flush(); // the batch fails, then the row alone fails and is dropped
+      } finally {
+        rollups.mockRestore();
+      }
+      expect(await ds.manager.count(CheckResultEntity)).toBe(0);
+      expect(await lastCheckedAt(MONITOR)).toBeNull();
+    });
   });
 
   it('recomputes once from raw rows a roll-up stored before histograms existed, then adds to it', async () => {

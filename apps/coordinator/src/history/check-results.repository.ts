@@ -49,6 +49,12 @@ const RESULT_COLUMNS: readonly ColumnOf<NewCheckResult>[] = [
   ['checked_at', 'bigint', (r) => r.checkedAt],
 ];
 
+/** A monitor and the checked_at of its newest decided result in a batch. */
+const LAST_CHECKED_COLUMNS: readonly ColumnOf<readonly [monitorId: string, checkedAt: number]>[] = [
+  ['id', 'varchar', ([id]) => id],
+  ['checked_at', 'bigint', ([, at]) => at],
+];
+
 /** The key of a roll-up. */
 const ROLLUP_KEY_COLUMNS: readonly ColumnOf<Key & { day: number }>[] = [
   ['monitor_id', 'varchar', (u) => u.monitorId],
@@ -171,7 +177,9 @@ export class CheckResultsRepository {
    * roll-up's histogram, whose p95 the roll-up keeps. Adding only what was inserted keeps the
    * roll-ups exact under duplicates and retries, and a batch costs the same whatever the day
    * already holds. A roll-up written before histograms existed is recomputed from its day's
-   * raw rows once. Returns how many results belonged to existing monitors.
+   * raw rows once. Each monitor's `last_checked_at` moves on to its newest decided (UP or DOWN)
+   * result of the batch, in the same transaction and one statement, never back
+   * (docs/decisions/0001-truth-when-blind.md). Returns how many results belonged to existing monitors.
    */
   async writeBatch(rows: readonly NewCheckResult[], rollupFromDay: number): Promise<number> {
     if (rows.length === 0) return 0;
@@ -180,6 +188,7 @@ export class CheckResultsRepository {
       const kept = rows.filter((r) => existing.has(r.monitorId));
       if (kept.length === 0) return 0;
       const inserted = await this.insertNew(m, kept);
+      await this.advanceLastChecked(m, inserted);
       await this.addToRollups(
         m,
         inserted.filter((r) => dayOf(r.checkedAt) >= rollupFromDay),
@@ -205,6 +214,33 @@ export class CheckResultsRepository {
     const returned: { check_id: string }[] = await m.query(sql, source.parameters);
     const fresh = new Set(returned.map((row) => row.check_id));
     return rows.filter((r) => fresh.delete(r.checkId));
+  }
+
+  /**
+   * Sets `last_checked_at` of the batch's monitors to their newest decided result, only where
+   * that is later than the stored value: a late or replayed batch never moves it back, and
+   * UNKNOWN and BLOCKED results never move it at all (they are what makes a monitor unknown).
+   * The maximum per monitor is taken here, so the batch costs one UPDATE whatever its size.
+   * On PostgreSQL the rows are already held FOR KEY SHARE by lockMonitors, which does not block
+   * this update; the per-monitor advisory locks keep two batches from updating the same
+   * monitors in opposite orders.
+   */
+  private async advanceLastChecked(m: EntityManager, rows: readonly NewCheckResult[]): Promise<void> {
+    const newest = new Map<string, number>();
+    for (const r of rows) {
+      if (!isDecided(r.status)) continue;
+      const known = newest.get(r.monitorId);
+      if (known === undefined || r.checkedAt > known) newest.set(r.monitorId, r.checkedAt);
+    }
+    if (newest.size === 0) return;
+    const source = this.rowSource(LAST_CHECKED_COLUMNS, [...newest]);
+    const sql =
+      this.db.dialect === 'postgres'
+        ? `UPDATE "monitors" AS m SET "last_checked_at" = v."checked_at" FROM (${source.sql}) AS v ("id", "checked_at") ` +
+          `WHERE m."id" = v."id" AND (m."last_checked_at" IS NULL OR m."last_checked_at" < v."checked_at")`
+        : `WITH v ("id", "checked_at") AS (${source.sql}) UPDATE "monitors" AS m SET "last_checked_at" = v."checked_at" FROM v ` +
+          `WHERE m."id" = v."id" AND (m."last_checked_at" IS NULL OR m."last_checked_at" < v."checked_at")`;
+    await m.query(sql, source.parameters);
   }
 
   /** Adds freshly inserted results to their roll-ups (see writeBatch). */

@@ -10,11 +10,6 @@ import { dayOf, SECONDS_PER_DAY } from './stats.js';
 export const RESULTS_BATCH_SIZE = 500;
 /** … or this long after the first of them arrived, whichever comes first. */
 export const RESULTS_FLUSH_INTERVAL_MS = 1_000;
-/**
- * Results held while the database is unreachable; beyond this the oldest are dropped (and
- * logged), so an outage cannot exhaust memory.
- */
-export const MAX_BUFFERED_RESULTS = 100_000;
 
 /** Only the known timing fields are stored, in a fixed order. */
 function storedTimings(timings: ProbeTimings): ProbeTimings {
@@ -50,12 +45,27 @@ export class ResultsWriter implements BeforeApplicationShutdown {
   private flushQueued = false;
   /** A background flush failed and none has succeeded since (logs once per outage). */
   private failing = false;
+  private readonly dropListeners: ((count: number) => void)[] = [];
+  private droppedInOutage = 0;
 
   constructor(
     private readonly results: CheckResultsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly config: CoordinatorConfig,
   ) {}
+
+  /**
+   * Called with the number of results dropped because more than OUTAGE_BUFFER_RESULTS waited
+   * (docs/decisions/0001-truth-when-blind.md: bounded, counted, logged).
+   */
+  onDropped(listener: (count: number) => void): void {
+    this.dropListeners.push(listener);
+  }
+
+  /** Whether writing fails for now (the database is unreachable): what is pending is held, not just batched. */
+  get outage(): boolean {
+    return this.failing;
+  }
 
   /** Results waiting to be written. */
   get pending(): number {
@@ -165,7 +175,11 @@ export class ResultsWriter implements BeforeApplicationShutdown {
   private recovered(): void {
     if (!this.failing) return;
     this.failing = false;
-    this.logger.log('check results are being stored again');
+    const dropped = this.droppedInOutage;
+    this.droppedInOutage = 0;
+    this.logger.log(
+      `check results are being stored again${dropped > 0 ? ` (${dropped} were dropped meanwhile, the oldest first)` : ''}`,
+    );
   }
 
   private flushInBackground(): void {
@@ -191,13 +205,20 @@ export class ResultsWriter implements BeforeApplicationShutdown {
     this.timer = null;
   }
 
+  /** Results held while the database is unreachable are bounded: past the bound the oldest go. */
   private trimBuffer(): void {
-    const excess = this.buffer.length - MAX_BUFFERED_RESULTS;
+    const max = this.config.OUTAGE_BUFFER_RESULTS;
+    const excess = this.buffer.length - max;
     if (excess > 0) {
       this.buffer.splice(0, excess);
-      this.logger.error(
-        `dropped the ${excess} oldest unstored check results (more than ${MAX_BUFFERED_RESULTS} waiting)`,
-      );
+      for (const listener of this.dropListeners) listener(excess);
+      // Logged at the first drop and summed up at recovery, not once per result.
+      if (this.droppedInOutage === 0) {
+        this.logger.error(
+          `dropping the oldest unstored check results (more than ${max} waiting; OUTAGE_BUFFER_RESULTS)`,
+        );
+      }
+      this.droppedInOutage += excess;
     }
   }
 }

@@ -5,6 +5,7 @@ import { ContactEntity } from '../contacts/contact.entity.js';
 import { epochSeconds, jsonText } from '../database/columns.js';
 import type { MonitorSettings } from '#contracts';
 
+/** The stored status, the evaluator's; the API may show `unknown` over it (see monitor-status.ts). */
 export type LastStatus = 'pending' | 'up' | 'down';
 
 @Entity({ name: 'monitors' })
@@ -54,6 +55,14 @@ export class MonitorEntity {
 
   @Column({ name: 'last_status_change', type: 'bigint', transformer: epochSeconds })
   lastStatusChange!: number;
+
+  /**
+   * Unix seconds of the newest UP or DOWN result (null before the first): written only with the
+   * results batch (CheckResultsRepository.writeBatch), never through the API; it drives the
+   * `unknown` overlay of monitor-status.ts (docs/decisions/0001-truth-when-blind.md).
+   */
+  @Column({ name: 'last_checked_at', type: 'bigint', nullable: true, transformer: epochSeconds })
+  lastCheckedAt!: number | null;
 
   @Column({ name: 'created_at', type: 'bigint', transformer: epochSeconds })
   createdAt!: number;

@@ -1,5 +1,5 @@
 import type { MonitorType, RegionId } from '#contracts';
-import type { LastStatus } from './monitor.entity.js';
+import { effectiveStatus, type EffectiveStatus } from './monitor-status.js';
 import type { MonitorRecord } from './monitors.repository.js';
 import type { SettingsByType } from '#contracts';
 
@@ -14,13 +14,21 @@ export interface MonitorJson {
   regions: RegionId[];
   settings: Partial<SettingsByType>;
   contacts: string[];
-  last_status: LastStatus;
+  /** The stored status, or `unknown` over it when Picket has not seen the monitor for 3 intervals. */
+  last_status: EffectiveStatus;
   last_status_change: number;
+  /** Unix seconds of the newest UP or DOWN result; null before the first. */
+  last_checked_at: number | null;
   created_at: number;
   updated_at: number;
 }
 
-export function toMonitorJson({ monitor, contactIds }: MonitorRecord): MonitorJson {
+/**
+ * A monitor as the API answers it, at `nowSeconds`: `last_status` is the effective status
+ * (monitor-status.ts), computed here on every read because staleness depends on the time of
+ * the answer, not on anything stored (docs/decisions/0001-truth-when-blind.md).
+ */
+export function toMonitorJson({ monitor, contactIds }: MonitorRecord, nowSeconds: number): MonitorJson {
   return {
     id: monitor.id,
     name: monitor.name,
@@ -31,8 +39,9 @@ export function toMonitorJson({ monitor, contactIds }: MonitorRecord): MonitorJs
     regions: monitor.regions,
     settings: { [monitor.monitorType satisfies MonitorType]: monitor.settings },
     contacts: contactIds,
-    last_status: monitor.lastStatus,
+    last_status: effectiveStatus(monitor, nowSeconds),
     last_status_change: monitor.lastStatusChange,
+    last_checked_at: monitor.lastCheckedAt,
     created_at: monitor.createdAt,
     updated_at: monitor.updatedAt,
   };

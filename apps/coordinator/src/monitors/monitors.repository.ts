@@ -5,7 +5,8 @@ import { pageOffset, type PageRequest } from '../common/pagination.js';
 import { Database } from '../database/database.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
 import { removeMonitorFromStatusPages } from '../status-pages/status-page-monitors.js';
-import { MonitorContactEntity, MonitorEntity, type LastStatus } from './monitor.entity.js';
+import { MonitorContactEntity, MonitorEntity } from './monitor.entity.js';
+import { UNKNOWN_AFTER_INTERVALS } from './monitor-status.js';
 import type { MonitorSort } from './monitor.dto.js';
 
 /** A monitor with its contact ids, in their stored order. */
@@ -79,7 +80,8 @@ export class MonitorsRepository {
    * Inserts a new monitor, or writes an existing one's configuration; `contactIds` (when given)
    * replaces its contact list. `last_status` and `last_status_change` are written only at
    * insert: after that they belong to the evaluator (OutboxService.recordTransition), so an API update racing a
-   * status change never writes a stale status back.
+   * status change never writes a stale status back. `last_checked_at` likewise belongs to the
+   * results batch (CheckResultsRepository.writeBatch).
    */
   async save(monitor: MonitorEntity, contactIds: string[] | undefined, isNew: boolean): Promise<void> {
     await this.db
@@ -93,6 +95,7 @@ export class MonitorsRepository {
             accountId,
             lastStatus: _s,
             lastStatusChange: _c,
+            lastCheckedAt: _l,
             account: _a,
             createdAt: _t,
             ...config
@@ -179,25 +182,36 @@ export class MonitorsRepository {
     });
   }
 
-  async countByStatus(accountId: string): Promise<{ total: number; up: number; down: number; paused: number }> {
-    const rows = await this.db.manager
+  /**
+   * The account's monitors counted by effective status (monitor-status.ts) in one query: the
+   * `unknown` overlay is the same rule as effectiveStatus, written as SQL with `now` as a
+   * parameter, so up and down no longer count monitors Picket cannot see. Paused monitors are
+   * counted by status too (their checks keep running), and once more as paused.
+   */
+  async countByStatus(
+    accountId: string,
+    nowSeconds: number,
+  ): Promise<{ total: number; up: number; down: number; unknown: number; paused: number }> {
+    // effectiveStatus: now - (last_checked_at ?? created_at) > UNKNOWN_AFTER_INTERVALS × check_interval.
+    const stale = `COALESCE(m.last_checked_at, m.created_at) + ${UNKNOWN_AFTER_INTERVALS} * m.check_interval < :now`;
+    const row = await this.db.manager
       .createQueryBuilder(MonitorEntity, 'm')
-      .select('m.last_status', 'last_status')
-      .addSelect('m.active', 'active')
-      .addSelect('COUNT(*)', 'n')
-      .where('m.account_id = :accountId', { accountId })
-      .groupBy('m.last_status')
-      .addGroupBy('m.active')
-      .getRawMany<{ last_status: LastStatus; active: boolean | number; n: string | number }>();
-    const counts = { total: 0, up: 0, down: 0, paused: 0 };
-    for (const row of rows) {
-      const n = Number(row.n);
-      counts.total += n;
-      if (row.last_status === 'up') counts.up += n;
-      if (row.last_status === 'down') counts.down += n;
-      if (!row.active) counts.paused += n;
-    }
-    return counts;
+      .select('COUNT(*)', 'total')
+      .addSelect(`SUM(CASE WHEN ${stale} THEN 1 ELSE 0 END)`, 'unknown')
+      .addSelect(`SUM(CASE WHEN ${stale} THEN 0 WHEN m.last_status = 'up' THEN 1 ELSE 0 END)`, 'up')
+      .addSelect(`SUM(CASE WHEN ${stale} THEN 0 WHEN m.last_status = 'down' THEN 1 ELSE 0 END)`, 'down')
+      .addSelect('SUM(CASE WHEN m.active = :inactive THEN 1 ELSE 0 END)', 'paused')
+      .where('m.account_id = :accountId', { accountId, now: nowSeconds, inactive: this.db.bool(false) })
+      .getRawOne<Record<'total' | 'unknown' | 'up' | 'down' | 'paused', string | number | null>>();
+    // SUM over no rows is NULL; PostgreSQL answers COUNT and SUM of bigint as strings.
+    const n = (value: string | number | null | undefined) => Number(value ?? 0);
+    return {
+      total: n(row?.total),
+      up: n(row?.up),
+      down: n(row?.down),
+      unknown: n(row?.unknown),
+      paused: n(row?.paused),
+    };
   }
 
   private async assertContactsOwned(m: EntityManager, accountId: string, contactIds: string[]): Promise<void> {

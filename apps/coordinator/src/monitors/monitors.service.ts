@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, newObjectId, type Clock } from '#runtime';
+import { CLOCK, newObjectId, unixSeconds, type Clock } from '#runtime';
 import { AccountsRepository } from '../auth/accounts.repository.js';
 import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
 import { validateInput } from '../common/validate.js';
@@ -38,11 +38,12 @@ export class MonitorsService {
       order: query.order ?? 'desc',
       page,
     });
-    return { monitors: records.map(toMonitorJson), pagination: paginationOf(page, total) };
+    const now = unixSeconds(this.clock);
+    return { monitors: records.map((record) => toMonitorJson(record, now)), pagination: paginationOf(page, total) };
   }
 
   async get(accountId: string, id: string): Promise<MonitorJson> {
-    return toMonitorJson(await this.load(accountId, id));
+    return toMonitorJson(await this.load(accountId, id), unixSeconds(this.clock));
   }
 
   async create(accountId: string, dto: CreateMonitorDto): Promise<MonitorJson> {
@@ -62,12 +63,13 @@ export class MonitorsService {
       settings,
       lastStatus: 'pending' as const,
       lastStatusChange: seconds,
+      lastCheckedAt: null,
       createdAt: seconds,
       updatedAt: seconds,
     });
     const contactIds = dto.contacts ?? [];
     await this.saveChecked(monitor, contactIds, true);
-    return toMonitorJson({ monitor, contactIds });
+    return toMonitorJson({ monitor, contactIds }, seconds);
   }
 
   /** PUT: the monitor must exist (404) before the body is judged (422). */
@@ -86,9 +88,9 @@ export class MonitorsService {
       monitor.monitorType = type;
       monitor.settings = settings;
     }
-    monitor.updatedAt = Math.floor(this.clock.now() / 1000);
+    monitor.updatedAt = unixSeconds(this.clock);
     await this.saveChecked(monitor, dto.contacts, false);
-    return toMonitorJson({ monitor, contactIds: dto.contacts ?? record.contactIds });
+    return toMonitorJson({ monitor, contactIds: dto.contacts ?? record.contactIds }, monitor.updatedAt);
   }
 
   async delete(accountId: string, id: string): Promise<void> {

@@ -4,6 +4,9 @@ import { counter, METRICS, type Registry } from '#runtime';
 import { METRICS_REGISTRY } from '../core.module.js';
 import type { DeliveryClass } from './notifier.js';
 
+/** How long a scrape waits for the outbox figures before answering with the last ones read. */
+export const OUTBOX_READ_WAIT_MS = 250;
+
 /** Notification metrics: deliveries by channel and outcome, outbox depth and age, deactivations. */
 @Injectable()
 export class NotifyMetrics {
@@ -27,10 +30,30 @@ export class NotifyMetrics {
     this.deactivated.inc();
   }
 
-  /** The outbox gauges are read from the database at scrape time. */
+  /**
+   * The outbox gauges come from the database, but a scrape never waits long for it: `/metrics`
+   * must answer while the database is down, exactly when an operator needs it. A scrape starts
+   * one read (never two at once) and waits for it at most OUTBOX_READ_WAIT_MS; past that it
+   * reports the last figures read (during an outage, those from before it, while
+   * `picket_database_up` says 0).
+   */
   trackOutbox(read: () => Promise<{ pending: number; oldestAgeSeconds: number }>): void {
-    let last: Promise<{ pending: number; oldestAgeSeconds: number }> | null = null;
-    const snapshot = () => (last ??= read().finally(() => setTimeout(() => (last = null), 0)));
+    let last = { pending: 0, oldestAgeSeconds: 0 };
+    let reading: Promise<void> | null = null;
+    const snapshot = async () => {
+      reading ??= read()
+        .then((figures) => {
+          last = figures;
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          reading = null;
+        });
+      let timer: NodeJS.Timeout | undefined;
+      const wait = new Promise<void>((resolve) => (timer = setTimeout(resolve, OUTBOX_READ_WAIT_MS)));
+      await Promise.race([reading, wait]).finally(() => clearTimeout(timer));
+      return last;
+    };
     new Gauge({
       name: METRICS.outboxPending.name,
       help: METRICS.outboxPending.help,
@@ -44,7 +67,7 @@ export class NotifyMetrics {
       help: METRICS.outboxOldest.help,
       registers: [this.registry],
       async collect() {
-        this.set((await snapshot()).oldestAgeSeconds);
+        this.set((await snapshot()).oldestAgeSeconds); // the same read as the gauge above
       },
     });
   }

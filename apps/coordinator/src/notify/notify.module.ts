@@ -12,6 +12,7 @@ import { HttpSender } from './http-sender.js';
 import { createNotifierTable } from './notifiers.js';
 import { NotifyMetrics } from './notify-metrics.js';
 import { OutboxService } from './outbox.service.js';
+import { TransitionRecorder, transitionRecorderFor } from './transition-recorder.js';
 import { loadOrCreateVapidKeys } from './vapid-keys.js';
 
 /** Notifications: the outbox writer, the dispatcher, the channel notifiers, contact tests. */
@@ -41,10 +42,11 @@ import { loadOrCreateVapidKeys } from './vapid-keys.js';
     },
     NotifyMetrics,
     OutboxService,
+    { provide: TransitionRecorder, inject: [OutboxService, CoordinatorConfig], useFactory: transitionRecorderFor },
     Dispatcher,
     ContactTestService,
   ],
-  exports: [OutboxService, Dispatcher],
+  exports: [OutboxService, TransitionRecorder, Dispatcher],
 })
 export class NotifyModule {
   constructor(outbox: OutboxService, dispatcher: Dispatcher) {

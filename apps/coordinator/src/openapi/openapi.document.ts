@@ -553,6 +553,36 @@ const OPERATIONS: readonly OperationSpec[] = [
   },
   {
     method: 'get',
+    path: '/healthz',
+    operationId: 'getHealth',
+    tag: 'Meta',
+    summary: 'Liveness',
+    description:
+      'Whether the process answers; never looks at the database or NATS, so an outage of either does not get a ' +
+      'healthy process restarted. Served without an API key and without rate limit.',
+    permission: null,
+    success: { status: 200, description: 'The process is alive.', schema: 'Health' },
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    operationId: 'getReadiness',
+    tag: 'Meta',
+    summary: 'Readiness',
+    description:
+      'Whether this coordinator should get traffic: the database answers (probed at most once a second, 2 s ' +
+      'timeout), migrations are applied, NATS is connected (with NATS_URL), and it is not shutting down. When one ' +
+      'fails the answer is **503** with the same body, `failing` naming the part. `degraded` (200) means it serves ' +
+      'while a database outage left results or status changes held in memory. No API key, no rate limit.',
+    permission: null,
+    success: {
+      status: 200,
+      description: 'Ready or degraded (503 with the same body when unavailable).',
+      schema: 'Readiness',
+    },
+  },
+  {
+    method: 'get',
     path: '/metrics',
     operationId: 'getMetrics',
     tag: 'Meta',

@@ -52,7 +52,7 @@ import {
 import { COMMENT_MAX, type IncidentCommentDto } from '../incidents/incident.dto.js';
 import type { RegionEvidence } from '../incidents/incident.entity.js';
 import type { IncidentJson } from '../incidents/incident.mapper.js';
-import type { LastStatus } from '../monitors/monitor.entity.js';
+import { UNKNOWN_AFTER_INTERVALS, type EffectiveStatus } from '../monitors/monitor-status.js';
 import type { MonitorJson, toMonitorActivityJson } from '../monitors/monitor.mapper.js';
 import { MONITOR_LIMITS, type CreateMonitorDto, type UpdateMonitorDto } from '../monitors/monitor.dto.js';
 import type { ContactTestService } from '../notify/contact-test.service.js';
@@ -134,7 +134,7 @@ function readOnlyFields(all: Readonly<Record<string, Schema>>, writable: Readonl
 
 // ---- shared ----------------------------------------------------------------------------
 
-export const LAST_STATUSES = everyOf<LastStatus>()(['pending', 'up', 'down']);
+export const LAST_STATUSES = everyOf<EffectiveStatus>()(['pending', 'up', 'down', 'unknown']);
 export const SORT_ORDERS = everyOf<NonNullable<PageQuery['order']>>()(['asc', 'desc']);
 
 const objectId: Schema = {
@@ -249,9 +249,21 @@ const monitorFields = {
   contacts: { type: 'array', items: ref('ObjectId'), description: 'Ids of the contacts notified.' },
   last_status: {
     enum: [...LAST_STATUSES],
-    description: '`pending` until the first check result, then `up` or `down`. Paused monitors keep checking.',
+    description:
+      '`pending` until the first check result, then `up` or `down`. Paused monitors keep checking. ' +
+      `\`unknown\` while Picket has had no UP or DOWN result for more than ${UNKNOWN_AFTER_INTERVALS} × check_interval seconds ` +
+      '(counted from last_checked_at, or from created_at before the first): computed when read, it opens no incident, ' +
+      'notifies nobody and leaves last_status_change alone; the stored status shows again with the next decided result.',
   },
-  last_status_change: { ...timestamp, description: 'When last_status last changed (starts at created_at).' },
+  last_status_change: {
+    ...timestamp,
+    description: 'When the stored status last changed (starts at created_at); `unknown` does not change it.',
+  },
+  last_checked_at: nullable({
+    ...timestamp,
+    description:
+      'When the newest UP or DOWN check result was taken; null before the first. UNKNOWN and BLOCKED results do not set it.',
+  }),
   created_at: timestamp,
   updated_at: { ...timestamp, description: 'Last change through the API (PUT, pause, resume).' },
 } satisfies FieldsOf<MonitorJson>;
@@ -521,8 +533,11 @@ const accountFields = {
     description: 'An inactive subscription cannot resume monitors.',
   },
   monitors_count: count('All monitors of the account.'),
-  up_monitors: count('Monitors whose last_status is up.'),
-  down_monitors: count('Monitors whose last_status is down.'),
+  up_monitors: count('Monitors whose last_status is up (not unknown), paused ones included.'),
+  down_monitors: count('Monitors whose last_status is down (not unknown), paused ones included.'),
+  unknown_monitors: count(
+    `Monitors whose last_status is unknown: no UP or DOWN result for more than ${UNKNOWN_AFTER_INTERVALS} check intervals.`,
+  ),
   paused_monitors: count('Monitors with active false.'),
   created_at: timestamp,
 } satisfies FieldsOf<AccountJson>;
@@ -802,6 +817,32 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
       },
       undefined,
       { description: 'One region and the addresses its agents check from.' },
+    ),
+    Health: object({ status: { const: 'ok' } }, undefined, {
+      description: 'The process answers. Never looks at a dependency (docs/operations.md, "Health and readiness").',
+    }),
+    Readiness: object(
+      {
+        status: {
+          enum: ['ready', 'degraded', 'unavailable'],
+          description:
+            '`ready`: serve traffic. `degraded`: serve, but something is held back (a database outage left ' +
+            'results or status changes in memory). `unavailable` (HTTP 503): do not send traffic.',
+        },
+        failing: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'The parts that make the process unavailable, e.g. `database`, `nats`, `shutdown`.',
+        },
+        checks: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description:
+            'Every part (`shutdown`, `database`, `migrations`, `nats` with NATS_URL, `outage_buffers`): `ok` or what is wrong.',
+        },
+      },
+      undefined,
+      { description: 'Readiness, also the body of the 503 answer.' },
     ),
     CheckerAddressesResponse: ok(
       { data: object({ regions: { type: 'array', items: ref('CheckerRegion'), minItems: 15, maxItems: 15 } }) },

@@ -21,6 +21,7 @@ export class CoordinatorMetrics {
   private readonly dispatchErrors;
   private readonly statusChanges;
   private readonly lateness;
+  private readonly outageDropped;
 
   constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
     this.probeDuration = probeDurationHistogram(registry);
@@ -29,6 +30,7 @@ export class CoordinatorMetrics {
     this.dispatchErrors = counter(registry, METRICS.dispatchErrors);
     this.statusChanges = counter(registry, METRICS.statusChanges);
     this.lateness = latencyHistogram(registry, METRICS.schedulerLateness);
+    this.outageDropped = counter(registry, METRICS.outageDropped);
   }
 
   /** Checks run by this process itself (embedded mode). */
@@ -76,6 +78,19 @@ export class CoordinatorMetrics {
     });
   }
 
+  /** Results or status changes dropped because the outage buffer was full. */
+  recordOutageDrop(kind: 'results' | 'transitions', count: number): void {
+    this.outageDropped.inc({ kind }, count);
+  }
+
+  trackStale(read: () => number): void {
+    this.plainGauge(METRICS.monitorsStale, read);
+  }
+
+  trackTransitionsPending(read: () => number): void {
+    this.plainGauge(METRICS.transitionsPending, read);
+  }
+
   trackPartitions(read: () => number): void {
     this.plainGauge(METRICS.partitionsHeld, read);
   }
@@ -96,15 +111,27 @@ export class CoordinatorMetrics {
     });
   }
 
-  trackAgents(read: () => Record<RegionId, number>): void {
+  trackAgents(read: () => Readonly<Partial<Record<RegionId, number>>>): void {
+    this.regionGauge(METRICS.regionAgents, read);
+  }
+
+  trackRegionMonitors(read: () => Readonly<Partial<Record<RegionId, number>>>): void {
+    this.regionGauge(METRICS.regionMonitors, read);
+  }
+
+  /** A gauge with one series per region (all fifteen, 0 where the reading has none), read at each scrape. */
+  private regionGauge(
+    metric: { name: string; help: string; labelNames: readonly ['region'] },
+    read: () => Readonly<Partial<Record<RegionId, number>>>,
+  ): void {
     new Gauge({
-      name: METRICS.agentsSeen.name,
-      help: METRICS.agentsSeen.help,
-      labelNames: [...METRICS.agentsSeen.labelNames],
+      name: metric.name,
+      help: metric.help,
+      labelNames: [...metric.labelNames],
       registers: [this.registry],
       collect() {
         const counts = read();
-        for (const region of REGION_IDS) this.set({ region }, counts[region]);
+        for (const region of REGION_IDS) this.set({ region }, counts[region] ?? 0);
       },
     });
   }

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { subjectsFor } from '#contracts';
-import type { NatsConnection } from '#runtime';
+import type { NatsLink } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import { MonitorEvents, type MonitorChange } from '../monitors/monitor-events.js';
 import { MonitorsRepository } from '../monitors/monitors.repository.js';
-import { NATS_CONNECTION } from './nats-connection.js';
+import { NATS_LINK } from './nats-connection.js';
 
 /** The notice one replica sends the others: which monitor changed; they read it from the database. */
 interface MonitorNotice {
@@ -26,7 +26,7 @@ export class MonitorBus implements OnApplicationShutdown {
   private readonly subject: string;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nats: NatsConnection | null,
+    @Inject(NATS_LINK) private readonly link: NatsLink | null,
     private readonly config: CoordinatorConfig,
     private readonly repository: MonitorsRepository,
     events: MonitorEvents,
@@ -37,43 +37,50 @@ export class MonitorBus implements OnApplicationShutdown {
     });
   }
 
-  /** Calls `apply` with every change another replica announces. */
+  /**
+   * Calls `apply` with every change another replica announces, from the moment the link first
+   * connects (what was announced before that is caught by the resync).
+   */
   listen(apply: (change: MonitorChange) => void): void {
-    if (!this.nats) return;
-    this.nats.subscribe(this.subject, {
-      callback: (error, msg) => {
-        if (error) return;
-        let notice: MonitorNotice;
-        try {
-          notice = JSON.parse(msg.string()) as MonitorNotice;
-        } catch {
-          return;
-        }
-        if (notice.origin === this.config.COORDINATOR_ID || typeof notice.monitor_id !== 'string') return;
-        void this.resolve(notice)
-          .then(apply)
-          .catch((e: unknown) => {
-            this.logger.warn(
-              `monitor ${notice.monitor_id} changed elsewhere, not reloaded (resync will): ${String(e)}`,
-            );
-          });
-      },
+    this.link?.onConnected((nc) => {
+      nc.subscribe(this.subject, {
+        callback: (error, msg) => {
+          if (error) return;
+          let notice: MonitorNotice;
+          try {
+            notice = JSON.parse(msg.string()) as MonitorNotice;
+          } catch {
+            return;
+          }
+          if (notice.origin === this.config.COORDINATOR_ID || typeof notice.monitor_id !== 'string') return;
+          void this.resolve(notice)
+            .then(apply)
+            .catch((e: unknown) => {
+              this.logger.warn(
+                `monitor ${notice.monitor_id} changed elsewhere, not reloaded (resync will): ${String(e)}`,
+              );
+            });
+        },
+      });
     });
   }
 
+  /** Last of the shutdown: the link is drained (or, never connected, stops trying). */
   async onApplicationShutdown(): Promise<void> {
-    if (this.nats && !this.nats.isClosed()) await this.nats.drain().catch(() => undefined);
+    await this.link?.drain();
   }
 
   private announce(change: MonitorChange): void {
-    if (!this.nats || this.nats.isClosed()) return;
+    // Before the first connection there is no client to hold the notice: skipped, the resync covers it.
+    const nats = this.link?.connection;
+    if (!nats || nats.isClosed() || nats.isDraining()) return;
     const notice: MonitorNotice = {
       origin: this.config.COORDINATOR_ID,
       monitor_id: change.kind === 'deleted' ? change.monitorId : change.monitor.id,
       deleted: change.kind === 'deleted',
     };
     // Buffered by the client while NATS is away; a notice lost anyway is caught by the resync.
-    this.nats.publish(this.subject, JSON.stringify(notice));
+    nats.publish(this.subject, JSON.stringify(notice));
   }
 
   private async resolve(notice: MonitorNotice): Promise<MonitorChange> {

@@ -1,40 +1,48 @@
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { subjectsFor, unknownResult, type ProbeRequest, type ProbeResult } from '#contracts';
-import { connectNats, systemClock, type NatsConnection } from '#runtime';
+import { NatsLink, systemClock, type NatsConnection } from '#runtime';
+import { freePort, natsServerBinary, PrivateNats } from '../../../../test/support/faults.js';
 import { describeWithNats, testNatsUrl } from '../../../../test/support/nats.js';
+import { waitFor } from '../../../../test/support/wait.js';
 import { NatsTransport } from './nats.transport.js';
+
+const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+const newLink = (url: string) =>
+  new NatsLink(url, 'transport-test', quiet, { connectTimeoutSeconds: 0, onGiveUp: () => undefined });
+
+const MONITOR = '6650a1b2c3d4e5f6a7b8c9d0';
+const T0 = Date.UTC(2026, 10, 24);
+const request = (n: number): ProbeRequest => ({
+  check_id: `${MONITOR}:${T0 + n}:eu-west-1`,
+  monitor_id: MONITOR,
+  region: 'eu-west-1',
+  scheduled_at: T0 + n,
+  type: 'tcp',
+  settings: { tcp: { host: '127.0.0.1', port: 9 } } as unknown as ProbeRequest['settings'],
+  timeout_ms: 1000,
+});
 
 describeWithNats('NatsTransport', () => {
   const prefix = `t_${randomBytes(4).toString('hex')}`;
+  let link: NatsLink;
   let nc: NatsConnection;
-  const quiet = { log: () => undefined, warn: () => undefined };
   const failures: string[] = [];
   const said: string[] = [];
   let transport: NatsTransport;
 
-  const MONITOR = '6650a1b2c3d4e5f6a7b8c9d0';
-  const T0 = Date.UTC(2026, 10, 24);
-  const request = (n: number): ProbeRequest => ({
-    check_id: `${MONITOR}:${T0 + n}:eu-west-1`,
-    monitor_id: MONITOR,
-    region: 'eu-west-1',
-    scheduled_at: T0 + n,
-    type: 'tcp',
-    settings: { tcp: { host: '127.0.0.1', port: 9 } } as unknown as ProbeRequest['settings'],
-    timeout_ms: 1000,
-  });
-
   beforeAll(async () => {
-    nc = await connectNats(testNatsUrl()!, 'transport-test', quiet);
-    transport = new NatsTransport(nc, prefix, systemClock, (failure) => failures.push(failure), {
+    link = newLink(testNatsUrl()!);
+    link.start();
+    nc = await link.whenConnected();
+    transport = new NatsTransport(link, prefix, systemClock, (failure) => failures.push(failure), {
       warn: (m) => said.push(`warn: ${m}`),
       log: (m) => said.push(`log: ${m}`),
     });
   });
 
   afterAll(async () => {
-    await nc.drain();
+    await link.drain();
   });
 
   it('tells the operator once when a region has no agent, and again when one answers', async () => {
@@ -93,5 +101,43 @@ describeWithNats('NatsTransport', () => {
       check_id: invalid,
       nothing: `agent-2 ${MONITOR} hi`,
     });
+  });
+});
+
+describe('NatsTransport while the link is not connected', () => {
+  it('answers UNKNOWN with failure "transport" before the link ever connected', async () => {
+    const link = newLink(`nats://127.0.0.1:${await freePort()}`);
+    link.start();
+    const failures: string[] = [];
+    const transport = new NatsTransport(link, 'never', systemClock, (failure) => failures.push(failure));
+    const result = await transport.request(request(1));
+    await link.close();
+    expect(result).toMatchObject({ status: 'unknown', error: 'the message bus (NATS) is unavailable' });
+    expect(failures).toEqual(['transport']);
+  });
+
+  const binary = natsServerBinary();
+  if (!binary && process.env.PICKET_TEST_REQUIRE_SERVICES === '1') {
+    throw new Error('this suite needs nats-server on this machine (Debian package nats-server)');
+  }
+  // Connected once, then the server goes away: the client would hold the request until its
+  // timeout ("timeout"); the transport must not even try ("transport").
+  (binary ? it : it.skip)('answers UNKNOWN with failure "transport" while the link reconnects', async () => {
+    const nats = await new PrivateNats(binary!).start();
+    const link = newLink(nats.url);
+    try {
+      link.start();
+      await link.whenConnected();
+      await nats.stop();
+      await waitFor('the link to notice the outage', async () => (link.connected ? undefined : true));
+      const failures: string[] = [];
+      const transport = new NatsTransport(link, 'outage', systemClock, (failure) => failures.push(failure));
+      const result = await transport.request(request(2));
+      expect(result).toMatchObject({ status: 'unknown', error: 'the message bus (NATS) is unavailable' });
+      expect(failures).toEqual(['transport']);
+    } finally {
+      await link.close();
+      await nats.stop();
+    }
   });
 });

@@ -8,7 +8,7 @@ import {
   type ProbeResult,
   type RegionId,
 } from '#contracts';
-import type { Clock, NatsConnection } from '#runtime';
+import type { Clock, NatsLink } from '#runtime';
 import { checkInput } from '#validation';
 import { REPLY_GRACE_MS, type ProbeTransport, type TransportFailure } from './probe-transport.js';
 
@@ -40,7 +40,8 @@ const MESSAGES: { readonly [K in TransportFailure]: (region: string) => string }
 
 /**
  * Core NATS request/reply to `picket.probe.<region>`, answered by one agent of the region's
- * queue group. Nothing is persisted on NATS: a lost request or reply is UNKNOWN at once.
+ * queue group. Nothing is persisted on NATS: a lost request or reply is UNKNOWN at once, and so
+ * is a request while the link is not connected (the client would hold it until its timeout).
  */
 export class NatsTransport implements ProbeTransport {
   readonly kind = 'nats' as const;
@@ -50,7 +51,7 @@ export class NatsTransport implements ProbeTransport {
   private readonly unserved = new Set<RegionId>();
 
   constructor(
-    private readonly nats: NatsConnection,
+    private readonly link: NatsLink,
     subjectPrefix: string,
     private readonly clock: Clock,
     private readonly onFailure: (failure: TransportFailure, request: ProbeRequest) => void = () => undefined,
@@ -62,14 +63,15 @@ export class NatsTransport implements ProbeTransport {
   async request(request: ProbeRequest): Promise<ProbeResult> {
     const startedAt = this.clock.now();
     let failure: TransportFailure;
+    const nats = this.link.connected ? this.link.connection : null;
+    if (!nats) {
+      this.onFailure('transport', request);
+      return unknownResult(request, MESSAGES.transport(request.region), COORDINATOR_AGENT_ID, startedAt);
+    }
     try {
-      const reply = await this.nats.request(
-        this.subjects.probe(request.region),
-        JSON.stringify(toWireRequest(request)),
-        {
-          timeout: request.timeout_ms + REPLY_GRACE_MS,
-        },
-      );
+      const reply = await nats.request(this.subjects.probe(request.region), JSON.stringify(toWireRequest(request)), {
+        timeout: request.timeout_ms + REPLY_GRACE_MS,
+      });
       const { value } = checkInput(ProbeResultDto, JSON.parse(reply.string()));
       if (value && answers(request, value)) {
         if (this.unserved.delete(request.region)) this.log.log(`region ${request.region} is served by an agent again`);
@@ -90,9 +92,9 @@ export class NatsTransport implements ProbeTransport {
     return unknownResult(request, MESSAGES[failure](request.region), COORDINATOR_AGENT_ID, startedAt);
   }
 
-  /** Drains the connection (replies in flight still arrive), then closes it. */
+  /** Drains the link (replies in flight still arrive), then closes it. */
   async close(): Promise<void> {
-    await this.nats.drain().catch(() => undefined);
+    await this.link.drain();
   }
 }
 

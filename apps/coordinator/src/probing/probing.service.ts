@@ -1,20 +1,25 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { checkIdOf, type ProbeRequest, type ProbeResult, type RegionId } from '#contracts';
+import { checkIdOf, isDecided, type ProbeRequest, type ProbeResult, type RegionId } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
 import { PartitionManager } from '../cluster/partition-manager.js';
 import { partitionOf } from '../cluster/partitions.js';
 import { Evaluator } from '../evaluation/evaluator.js';
 import { initialState, type MonitorEvent, type MonitorState } from '../evaluation/status.js';
+import { Readiness } from '../health/readiness.service.js';
 import { ResultsWriter } from '../history/results-writer.js';
 import { MonitorEvents, type MonitorChange } from '../monitors/monitor-events.js';
 import type { MonitorEntity } from '../monitors/monitor.entity.js';
+import { effectiveStatus } from '../monitors/monitor-status.js';
 import { MonitorsRepository } from '../monitors/monitors.repository.js';
 import { CERTIFICATE_WARNING_DAYS, LeaseLostError, OutboxService } from '../notify/outbox.service.js';
+import { TransitionRecorder } from '../notify/transition-recorder.js';
 import { Scheduler, type DueCheck } from '../scheduling/scheduler.js';
 import { TIMERS, type TimerHandle, type Timers } from '../scheduling/timers.js';
+import { AgentsRegistry } from './agents.registry.js';
 import { CoordinatorMetrics } from './coordinator-metrics.js';
 import { MonitorBus } from './monitor-bus.js';
 import { PROBE_TRANSPORT, type ProbeTransport } from './probe-transport.js';
+import { describeRegionChange, RegionWatch } from './region-watch.js';
 
 /** How long a stopping coordinator waits for checks already sent (NATS mode). */
 const STOP_GRACE_MS = 10_000;
@@ -24,6 +29,9 @@ const STOP_GRACE_MS = 10_000;
  * safety net for changes made through another replica whose notice did not arrive.
  */
 export const RESYNC_INTERVAL_MS = 30_000;
+
+/** How often the regions monitors need are compared with the live agents (a log line per change). */
+export const REGION_WATCH_INTERVAL_MS = 5_000;
 
 /**
  * The probing pipeline: the scheduler says which check is due, the transport gets it run
@@ -44,7 +52,9 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly certificateWarnings = new Set<string>();
   private readonly scheduler: Scheduler;
   private readonly evaluator: Evaluator;
+  private readonly regions = new RegionWatch();
   private resyncTimer: TimerHandle = null;
+  private regionTimer: TimerHandle = null;
   private stopping = false;
 
   constructor(
@@ -53,7 +63,10 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly events: MonitorEvents,
     private readonly results: ResultsWriter,
     private readonly outbox: OutboxService,
+    private readonly transitions: TransitionRecorder,
     private readonly metrics: CoordinatorMetrics,
+    private readonly agents: AgentsRegistry,
+    readiness: Readiness,
     private readonly partitions: PartitionManager,
     private readonly bus: MonitorBus,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -79,8 +92,15 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
       },
     });
     metrics.trackMonitors(() => this.countByStatus());
+    metrics.trackRegionMonitors(() => Object.fromEntries(this.monitorsByRegion()));
+    metrics.trackStale(() => this.countByStatus().unknown ?? 0);
     metrics.trackResultsPending(() => results.pending);
+    metrics.trackTransitionsPending(() => transitions.pending);
     metrics.trackPartitions(() => this.partitions.partitions.length);
+    results.onDropped((n) => metrics.recordOutageDrop('results', n));
+    transitions.onDropped((n) => metrics.recordOutageDrop('transitions', n));
+    // Degraded, still serving: what the database outage left held in memory (docs/decisions/0001).
+    readiness.register({ name: 'outage_buffers', required: false, problem: () => this.heldBack() });
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -93,6 +113,7 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     this.scheduler.start();
     await this.partitions.start({ gained: (ps) => this.adopt(ps), lost: (ps) => this.release(ps) });
     this.scheduleResync();
+    this.scheduleRegionWatch();
     this.logger.log(
       `replica ${this.partitions.replicaId} schedules ${this.monitors.size} monitors ` +
         `(${this.partitions.partitions.length} partitions, ${this.transport.kind} transport)`,
@@ -103,6 +124,7 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopping = true;
     this.scheduler.stop();
     if (this.resyncTimer !== null) this.timers.clear(this.resyncTimer);
+    if (this.regionTimer !== null) this.timers.clear(this.regionTimer);
     if (!this.transport) return;
     await this.partitions.stop();
     const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
@@ -160,6 +182,42 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     }, RESYNC_INTERVAL_MS);
   }
 
+  private scheduleRegionWatch(): void {
+    this.regionTimer = this.timers.set(() => {
+      this.watchRegions();
+      if (!this.stopping) this.scheduleRegionWatch();
+    }, REGION_WATCH_INTERVAL_MS);
+  }
+
+  /** Tells the operator once per region and change when monitors need a region no live agent serves. */
+  watchRegions(): void {
+    for (const change of this.regions.update(this.monitorsByRegion(), this.agents.countByRegion())) {
+      if (change.blind) this.logger.warn(describeRegionChange(change));
+      else this.logger.log(describeRegionChange(change));
+    }
+  }
+
+  /** How many monitors scheduled here are checked from each region. */
+  private monitorsByRegion(): Map<RegionId, number> {
+    const needed = new Map<RegionId, number>();
+    for (const monitor of this.monitors.values()) {
+      for (const region of monitor.regions) needed.set(region, (needed.get(region) ?? 0) + 1);
+    }
+    return needed;
+  }
+
+  /** What a database outage holds back, for readiness ("degraded"); null when nothing is. */
+  private heldBack(): string | null {
+    const parts: string[] = [];
+    if (this.transitions.pending > 0) parts.push(`${this.transitions.pending} status changes held`);
+    if (this.results.outage) parts.push(`${this.results.pending} check results held`);
+    const overdue = this.partitions.overdue;
+    if (overdue !== null) {
+      parts.push(`partition leases unrenewed for ${Math.round((this.clock.now() - overdue) / 1000)} s`);
+    }
+    return parts.length > 0 ? `database outage: ${parts.join(', ')}` : null;
+  }
+
   /**
    * Brings this replica's monitors in line with the database (changes made through other
    * replicas): reads every monitor's id and updated_at, and loads only the ones that differ.
@@ -192,7 +250,12 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     // The evaluator owns the status: keep what it knows, take the rest from the API.
     this.track(
       known
-        ? { ...change.monitor, lastStatus: known.lastStatus, lastStatusChange: known.lastStatusChange }
+        ? {
+            ...change.monitor,
+            lastStatus: known.lastStatus,
+            lastStatusChange: known.lastStatusChange,
+            lastCheckedAt: Math.max(known.lastCheckedAt ?? 0, change.monitor.lastCheckedAt ?? 0) || null,
+          }
         : change.monitor,
     );
   }
@@ -235,7 +298,15 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     const byRegion = this.latest.get(monitor.id) ?? new Map<RegionId, ProbeResult>();
     byRegion.set(result.region, result);
     this.latest.set(monitor.id, byRegion);
-    if (result.cert_not_after !== null) await this.checkCertificate(current, result.cert_not_after);
+    if (isDecided(result.status)) {
+      current.lastCheckedAt = Math.max(current.lastCheckedAt ?? 0, Math.floor(this.clock.now() / 1000));
+    }
+    if (result.cert_not_after !== null) {
+      // A database outage must not keep the result from evaluation; the next check tries again.
+      await this.checkCertificate(current, result.cert_not_after).catch((error: unknown) => {
+        this.logger.warn(`certificate expiry of ${monitor.id} not recorded yet: ${String(error)}`);
+      });
+    }
     await this.evaluator.submit(
       monitor.id,
       {
@@ -261,11 +332,14 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
   private async save(monitorId: string, state: MonitorState, events: readonly MonitorEvent[]): Promise<void> {
     const monitor = this.monitors.get(monitorId);
     if (!monitor) return;
+    // Written only while this replica still holds the partition it held when deciding.
+    const generation = this.partitions.generationOf(monitorId);
     for (const event of events) {
       const evidence = this.latest.get(monitorId) ?? new Map<RegionId, ProbeResult>();
-      await this.outbox.recordTransition({
+      // Written now, or held through a database outage and written in order when it returns.
+      await this.transitions.record({
         monitorId,
-        fence: (m) => this.partitions.fence(m, monitorId),
+        fence: (m) => this.partitions.fence(m, monitorId, generation),
         status: event.to,
         changedAt: state.lastChange,
         reason: event.to === 'down' ? (evidence.get(event.region)?.error ?? null) : null,
@@ -299,9 +373,14 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     for (const days of due) this.certificateWarnings.add(key(days));
   }
 
+  /** This replica's monitors by the status the API shows (with the `unknown` overlay). */
   private countByStatus(): Record<string, number> {
-    const counts: Record<string, number> = { pending: 0, up: 0, down: 0 };
-    for (const monitor of this.monitors.values()) counts[monitor.lastStatus] = (counts[monitor.lastStatus] ?? 0) + 1;
+    const now = Math.floor(this.clock.now() / 1000);
+    const counts: Record<string, number> = { pending: 0, up: 0, down: 0, unknown: 0 };
+    for (const monitor of this.monitors.values()) {
+      const status = effectiveStatus(monitor, now);
+      counts[status] = (counts[status] ?? 0) + 1;
+    }
     return counts;
   }
 }

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { AgentHeartbeatDto, REGION_IDS, subjectsFor } from '#contracts';
 import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
-import { egressAddresses, PICKET_VERSION, type Clock, type NatsConnection } from '#runtime';
+import { egressAddresses, PICKET_VERSION, type Clock, type NatsLink } from '#runtime';
 import { checkInput } from '#validation';
 import type { CoordinatorConfig } from '../config.js';
 import { AGENT_PERSIST_MS, type AgentsRegistry } from './agents.registry.js';
@@ -21,8 +21,8 @@ export interface TransportDeps {
   metrics: CoordinatorMetrics;
   agents: AgentsRegistry;
   logger: LoggerService;
-  /** The coordinator's NATS connection (NATS_CONNECTION), null without NATS_URL. */
-  nats: NatsConnection | null;
+  /** The coordinator's NATS link (NATS_LINK), null without NATS_URL; possibly not connected yet. */
+  nats: NatsLink | null;
 }
 
 /**
@@ -39,16 +39,19 @@ export async function createProbeTransport(deps: TransportDeps): Promise<ProbeTr
   }
   if (nats) {
     const subjects = subjectsFor(config.NATS_SUBJECT_PREFIX);
-    nats.subscribe(subjects.heartbeat, {
-      callback: (error, msg) => {
-        if (error) return;
-        try {
-          const { value } = checkInput(AgentHeartbeatDto, JSON.parse(msg.string()));
-          if (value) agents.record({ ...value });
-        } catch {
-          // A malformed heartbeat is ignored; the agent's next one counts.
-        }
-      },
+    // Made once the link connects; the client renews it after every reconnection.
+    nats.onConnected((nc) => {
+      nc.subscribe(subjects.heartbeat, {
+        callback: (error, msg) => {
+          if (error) return;
+          try {
+            const { value } = checkInput(AgentHeartbeatDto, JSON.parse(msg.string()));
+            if (value) agents.record({ ...value });
+          } catch {
+            // A malformed heartbeat is ignored; the agent's next one counts.
+          }
+        },
+      });
     });
     logger.log(
       `checks go to regional agents over NATS (subjects ${config.NATS_SUBJECT_PREFIX}.probe.<region>)`,

@@ -47,6 +47,14 @@ describe('overall status', () => {
     [['up', 'down'], 'partial_outage'],
     [['down', 'paused'], 'major_outage'],
     [['down', 'down'], 'major_outage'],
+    // Monitors Picket cannot see (docs/decisions/0001-truth-when-blind.md): never operational.
+    [['up', 'unknown'], 'partial_data'],
+    [['up', 'unknown', 'paused', 'pending'], 'partial_data'],
+    [['unknown'], 'no_data'],
+    [['unknown', 'unknown', 'paused', 'pending'], 'no_data'],
+    [['down', 'unknown'], 'partial_outage'],
+    [['down', 'up', 'unknown'], 'partial_outage'],
+    [['paused', 'up'], 'operational'],
   ] as const)('of %j is %s', (statuses, expected) => {
     expect(overallOf(statuses.map((status) => ({ status })))).toBe(expected);
   });
@@ -139,6 +147,28 @@ describe('the page as HTML', () => {
       '<li class="bad"',
     ]);
     expect(html).toContain('<span class="uptime">99.95%</span>');
+  });
+
+  it('shows a monitor Picket cannot see as grey "No data", never as operational', () => {
+    const html = renderPublicPage(
+      page({
+        overall: 'partial_data',
+        monitors: [monitor(), monitor({ name: 'Blind', status: 'unknown', uptime_percent: null })],
+      }),
+    );
+    expect(html).toContain('data-overall="partial_data">Some services have no current data</p>');
+    expect(html).toContain('<strong class="status status-unknown" data-status="unknown">No data</strong>');
+    expect(html.match(/data-status="\w+">[^<]*</g)).toEqual([
+      'data-status="up">Operational<',
+      'data-status="unknown">No data<',
+    ]);
+    // Grey: the muted text colour, and the overall line's default (grey) border.
+    expect(html).toMatch(/\.status-pending,\.status-unknown,\.status-paused\{color:var\(--muted\)\}/);
+    expect(html).not.toMatch(/\.overall\.(partial_data|no_data)\{/);
+    const blind = renderPublicPage(page({ overall: 'no_data', monitors: [monitor({ status: 'unknown' })] }));
+    expect(blind).toContain('data-overall="no_data">No data</p>');
+    expect(blind).not.toContain('Operational');
+    expect(blind).not.toContain('All systems operational');
   });
 
   it('escapes page, monitor and incident text', () => {

@@ -16,13 +16,21 @@ export interface PublicPage {
   generated_at: number;
 }
 
-export type OverallStatus = 'operational' | 'partial_outage' | 'major_outage' | 'unknown';
+/**
+ * `partial_data` and `no_data`: some or all of the watched monitors are `unknown` and none is
+ * down, so the page cannot honestly say operational (docs/decisions/0001-truth-when-blind.md).
+ */
+export type OverallStatus = 'operational' | 'partial_outage' | 'major_outage' | 'partial_data' | 'no_data' | 'unknown';
 
 export interface PublicMonitor {
   /** The monitor's name: never its URL, host or any setting. */
   name: string;
-  /** `pending`: not checked yet; `paused`: alerting paused by the owner. */
-  status: 'up' | 'down' | 'pending' | 'paused';
+  /**
+   * `pending`: not checked yet; `unknown`: no UP or DOWN result for three check intervals (shown
+   * as "No data", never as operational); `paused`: alerting paused by the owner (said even when
+   * Picket cannot see the monitor).
+   */
+  status: 'up' | 'down' | 'pending' | 'unknown' | 'paused';
   /** Over the page's period; null without decided (UP or DOWN) checks. */
   uptime_percent: number | null;
   /** One per day of the period, oldest first, ending today (UTC). */
@@ -48,19 +56,28 @@ export interface PublicIncident {
   reason?: string;
 }
 
-/** up only → operational; some down → partial; all down → major; nothing decided → unknown. Paused and pending monitors do not count. */
+/**
+ * Over the watched monitors (up, down or unknown; paused and pending ones do not count): all
+ * down → major; some down → partial; none down but all unknown → no data; some unknown →
+ * partial data; all up → operational; none watched → unknown. A down monitor outranks an
+ * unknown one (an outage Picket saw is news); an unknown one is never counted as operational.
+ */
 export function overallOf(monitors: readonly Pick<PublicMonitor, 'status'>[]): OverallStatus {
-  const watched = monitors.filter((m) => m.status === 'up' || m.status === 'down');
+  const watched = monitors.filter((m) => m.status === 'up' || m.status === 'down' || m.status === 'unknown');
   if (watched.length === 0) return 'unknown';
   const down = watched.filter((m) => m.status === 'down').length;
-  if (down === 0) return 'operational';
-  return down === watched.length ? 'major_outage' : 'partial_outage';
+  if (down > 0) return down === watched.length ? 'major_outage' : 'partial_outage';
+  const unknown = watched.filter((m) => m.status === 'unknown').length;
+  if (unknown === 0) return 'operational';
+  return unknown === watched.length ? 'no_data' : 'partial_data';
 }
 
 export const OVERALL_TEXT: { readonly [K in OverallStatus]: string } = {
   operational: 'All systems operational',
   partial_outage: 'Partial outage',
   major_outage: 'Major outage',
+  partial_data: 'Some services have no current data',
+  no_data: 'No data',
   unknown: 'Status unknown',
 };
 
@@ -68,6 +85,7 @@ export const STATUS_TEXT: { readonly [K in PublicMonitor['status']]: string } = 
   up: 'Operational',
   down: 'Down',
   pending: 'Not checked yet',
+  unknown: 'No data',
   paused: 'Paused',
 };
 
@@ -184,7 +202,8 @@ const STYLE =
   '.overall.major_outage{border-left-color:var(--bad)}' +
   '.monitor{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1rem;margin:0 0 1rem}' +
   '.row{display:flex;justify-content:space-between;align-items:baseline;gap:.5rem 1rem;flex-wrap:wrap}' +
-  '.status-up{color:var(--ok)}.status-down{color:var(--bad)}.status-pending,.status-paused{color:var(--muted)}' +
+  '.status-up{color:var(--ok)}.status-down{color:var(--bad)}' +
+  '.status-pending,.status-unknown,.status-paused{color:var(--muted)}' +
   '.muted{color:var(--muted);font-size:.9rem;margin:.25rem 0}' +
   '.bars{display:flex;gap:2px;list-style:none;padding:0;margin:.75rem 0 0;height:2.5rem}' +
   '.bars li{flex:1 1 0;min-width:1px;border-radius:2px}.bars .ok{background:var(--ok)}' +

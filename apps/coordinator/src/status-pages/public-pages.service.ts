@@ -5,6 +5,7 @@ import { CLOCK, unixSeconds, type Clock } from '#runtime';
 import { CheckResultsRepository } from '../history/check-results.repository.js';
 import { combine, dayStart, periodWindow, uptimePercent, type Figures, type StatsPeriod } from '../history/stats.js';
 import { MonitorEvents } from '../monitors/monitor-events.js';
+import { effectiveStatus } from '../monitors/monitor-status.js';
 import { overallOf, renderPublicPage, type PublicDay, type PublicMonitor, type PublicPage } from './public-page.js';
 import { StatusPageEntity } from './status-page.entity.js';
 import { StatusPagesRepository } from './status-pages.repository.js';
@@ -124,7 +125,9 @@ export class PublicPagesService {
       }
       shown.push({
         name: monitor.name,
-        status: monitor.active ? monitor.lastStatus : 'paused',
+        // The same overlay as the API: a monitor Picket cannot see is `unknown`, never its old
+        // status (docs/decisions/0001-truth-when-blind.md). Paused says paused either way.
+        status: monitor.active ? effectiveStatus(monitor, now) : 'paused',
         uptime_percent: uptimePercent(combine(all)),
         days,
       });

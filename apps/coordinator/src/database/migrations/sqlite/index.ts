@@ -8,6 +8,8 @@ import { StatusPages1764500000000 } from './1764500000000-status-pages.js';
 import { RollupHistograms1764600000000 } from './1764600000000-rollup-histograms.js';
 import { MonitorListIndexes1764700000000 } from './1764700000000-monitor-list-indexes.js';
 import { CheckResultKey1764800000000 } from './1764800000000-check-result-key.js';
+import { MonitorLastChecked1764900000000 } from './1764900000000-monitor-last-checked.js';
+import { CoordinatorMode1765000000000 } from './1765000000000-coordinator-mode.js';
 
 /** Reviewed SQLite migrations, oldest first. */
 export const SQLITE_MIGRATIONS = [
@@ -21,4 +23,6 @@ export const SQLITE_MIGRATIONS = [
   RollupHistograms1764600000000,
   MonitorListIndexes1764700000000,
   CheckResultKey1764800000000,
+  MonitorLastChecked1764900000000,
+  CoordinatorMode1765000000000,
 ];
