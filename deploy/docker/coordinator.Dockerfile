@@ -21,5 +21,5 @@ ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
 ENV NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=4"
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/openapi.json').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "dist/apps/coordinator/src/main.js"]
