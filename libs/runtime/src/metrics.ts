@@ -29,6 +29,11 @@ export const METRICS = {
     help: 'UNKNOWN check results by region and reason (no_responders, timeout, transport, agent).',
     labelNames: ['region', 'reason'] as const,
   },
+  lateResults: {
+    name: 'picket_results_late_total',
+    help: 'UP and DOWN results not evaluated because a newer check of the same monitor was already applied (a slow region; still stored), by region and status.',
+    labelNames: ['region', 'status'] as const,
+  },
   dispatchErrors: {
     name: 'picket_dispatch_errors_total',
     help: 'Checks that could not be dispatched or answered, by reason.',

@@ -22,6 +22,7 @@ export class CoordinatorMetrics {
   private readonly statusChanges;
   private readonly lateness;
   private readonly outageDropped;
+  private readonly lateResults;
 
   constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
     this.probeDuration = probeDurationHistogram(registry);
@@ -31,6 +32,7 @@ export class CoordinatorMetrics {
     this.statusChanges = counter(registry, METRICS.statusChanges);
     this.lateness = latencyHistogram(registry, METRICS.schedulerLateness);
     this.outageDropped = counter(registry, METRICS.outageDropped);
+    this.lateResults = counter(registry, METRICS.lateResults);
   }
 
   /** Checks run by this process itself (embedded mode). */
@@ -76,6 +78,11 @@ export class CoordinatorMetrics {
         for (const [status, n] of Object.entries(read())) this.set({ status }, n);
       },
     });
+  }
+
+  /** A decided result that arrived after a newer check of its monitor had been applied. */
+  recordLate(region: RegionId, status: 'up' | 'down'): void {
+    this.lateResults.inc({ region, status });
   }
 
   /** Results or status changes dropped because the outage buffer was full. */

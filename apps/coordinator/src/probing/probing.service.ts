@@ -307,7 +307,7 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
         this.logger.warn(`certificate expiry of ${monitor.id} not recorded yet: ${String(error)}`);
       });
     }
-    await this.evaluator.submit(
+    const submitted = await this.evaluator.submit(
       monitor.id,
       {
         status: result.status,
@@ -318,6 +318,9 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
       },
       current.failThreshold,
     );
+    if (!submitted.applied && submitted.reason === 'out_of_order' && isDecided(result.status)) {
+      this.metrics.recordLate(result.region, result.status);
+    }
   }
 
   private stateOf(monitorId: string): MonitorState | null {
