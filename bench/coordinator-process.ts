@@ -13,7 +13,7 @@ export interface CoordinatorProcess {
   url: string;
 }
 
-/** Starts the built coordinator (`dist/`) with `env` on a free loopback port; resolves once it answers. */
+/** Starts the built coordinator (`dist/`) with `env` on a free loopback port; resolves once it is ready (`/readyz`). */
 export async function startCoordinator(env: Record<string, string>, port = freePort()): Promise<CoordinatorProcess> {
   const child = spawn(process.execPath, [join(ROOT, 'dist/apps/coordinator/src/main.js')], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
@@ -24,7 +24,7 @@ export async function startCoordinator(env: Record<string, string>, port = freeP
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`coordinator exited with ${child.exitCode}`);
     try {
-      if ((await fetch(`${url}/api/openapi.json`)).ok) return { child, pid: child.pid!, url };
+      if ((await fetch(`${url}/readyz`)).ok) return { child, pid: child.pid!, url };
     } catch {
       // not listening yet
     }

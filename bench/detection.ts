@@ -1,40 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../test/support/wait.js';
 import { startCoordinator, stopCoordinator } from './coordinator-process.js';
+import { apiClient, NftTable, Target, WebhookReceiver } from './harness.js';
 import { percentile, publish, sleep, type Row } from './report.js';
-
-const NFT = process.env.BENCH_NFT ?? '/usr/sbin/nft';
-const TABLE = 'picket_bench_loss';
-
-/** A loopback HTTP target that can be switched off (connections refused) and on again. */
-class Target {
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  async start(): Promise<void> {
-    const server = createServer((_req, res) => res.end('ok'));
-    server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-
-  stop(): void {
-    this.server?.close();
-    for (const socket of this.sockets) socket.destroy();
-    this.server = null;
-  }
-}
 
 /**
  * Detection: a coordinator (embedded mode, SQLite) checks monitors of loopback targets every
@@ -49,32 +20,15 @@ export async function detectionBench(): Promise<void> {
   const lossyMonitors = Number(process.env.BENCH_LOSSY ?? 20);
   const lossSeconds = Number(process.env.BENCH_LOSS_SECONDS ?? 180);
   const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
-  const downs = new Map<string, number>();
-  const ups = new Map<string, number>();
-  const receiver = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = Date.now();
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event?: string; monitor_id?: string };
-        if (body.monitor_id && body.event === 'monitor.down' && !downs.has(body.monitor_id))
-          downs.set(body.monitor_id, at);
-        if (body.monitor_id && body.event === 'monitor.up' && !ups.has(body.monitor_id)) ups.set(body.monitor_id, at);
-      } catch {
-        // not ours
-      }
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-
+  const receiver = new WebhookReceiver();
+  await receiver.start();
+  const first = (id: string, event: 'monitor.down' | 'monitor.up') => receiver.times(id, event)[0];
   const targets = Array.from({ length: outages }, () => new Target());
   for (const target of targets) await target.start();
   const lossy = new Target();
   await lossy.start();
-  const lossOn = lossyMonitors > 0 && enableLoss(lossy.port);
+  const loss = new NftTable('picket_bench_loss');
+  const lossOn = lossyMonitors > 0 && enableLoss(loss, lossy.port);
 
   const apiKey = `pkt_${randomBytes(32).toString('hex')}`;
   const coordinator = await startCoordinator({
@@ -83,19 +37,12 @@ export async function detectionBench(): Promise<void> {
     LOG_LEVEL: 'error',
     RATE_LIMIT_POINTS_PER_HOUR: '100000000',
   });
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${coordinator.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return (await res.json()) as T;
-  };
+  const api = apiClient(coordinator.url, apiKey);
   try {
     const contact = await api<{ contact: { id: string } }>('POST', '/api/contacts', {
       name: 'bench',
       channel: 'webhook',
-      details: { url: receiverUrl },
+      details: { url: receiver.url },
     });
     const monitor = async (name: string, url: string) =>
       (
@@ -110,11 +57,9 @@ export async function detectionBench(): Promise<void> {
         })
       ).data.id;
     const outageIds: string[] = [];
-    for (const [i, target] of targets.entries())
-      outageIds.push(await monitor(`outage ${i}`, `http://127.0.0.1:${target.port}/`));
+    for (const [i, target] of targets.entries()) outageIds.push(await monitor(`outage ${i}`, target.url));
     const lossyIds: string[] = [];
-    for (let i = 0; i < lossyMonitors; i++)
-      lossyIds.push(await monitor(`lossy ${i}`, `http://127.0.0.1:${lossy.port}/`));
+    for (let i = 0; i < lossyMonitors; i++) lossyIds.push(await monitor(`lossy ${i}`, lossy.url));
     await waitFor(
       'every monitor up',
       async () => {
@@ -133,11 +78,19 @@ export async function detectionBench(): Promise<void> {
         const id = outageIds[i]!;
         target.stop();
         stoppedAt.set(id, Date.now());
-        await waitFor(`monitor.down of outage ${i}`, () => Promise.resolve(downs.has(id) || undefined), 120_000);
+        await waitFor(
+          `monitor.down of outage ${i}`,
+          () => Promise.resolve(first(id, 'monitor.down') !== undefined || undefined),
+          120_000,
+        );
         await sleep(2000);
         await target.start();
         stoppedAt.set(`${id}:up`, Date.now());
-        await waitFor(`monitor.up of outage ${i}`, () => Promise.resolve(ups.has(id) || undefined), 120_000);
+        await waitFor(
+          `monitor.up of outage ${i}`,
+          () => Promise.resolve(first(id, 'monitor.up') !== undefined || undefined),
+          120_000,
+        );
       }),
     );
     const remaining = lossSeconds * 1000 - (Date.now() - lossStarted);
@@ -145,10 +98,10 @@ export async function detectionBench(): Promise<void> {
     const lossyFor = (Date.now() - lossStarted) / 1000;
 
     const detect = outageIds
-      .map((id) => ((downs.get(id) ?? NaN) - (stoppedAt.get(id) ?? NaN)) / 1000)
+      .map((id) => ((first(id, 'monitor.down') ?? NaN) - (stoppedAt.get(id) ?? NaN)) / 1000)
       .sort((a, b) => a - b);
     const recover = outageIds
-      .map((id) => ((ups.get(id) ?? NaN) - (stoppedAt.get(`${id}:up`) ?? NaN)) / 1000)
+      .map((id) => ((first(id, 'monitor.up') ?? NaN) - (stoppedAt.get(`${id}:up`) ?? NaN)) / 1000)
       .sort((a, b) => a - b);
     let checks = 0;
     let failed = 0;
@@ -191,13 +144,13 @@ export async function detectionBench(): Promise<void> {
               seconds: Math.round(lossyFor),
               checks,
               'failed checks': failed,
-              'false downs': lossyIds.filter((id) => downs.has(id)).length,
+              'false downs': lossyIds.filter((id) => first(id, 'monitor.down') !== undefined).length,
             },
           ]
         : [],
     );
   } finally {
-    if (lossOn) disableLoss();
+    loss.remove();
     await stopCoordinator(coordinator);
     for (const target of targets) target.stop();
     lossy.stop();
@@ -207,41 +160,15 @@ export async function detectionBench(): Promise<void> {
 }
 
 /** 5 % of the packets to and from `port` dropped (nftables, root). False when it cannot be done. */
-function enableLoss(port: number): boolean {
+function enableLoss(table: NftTable, port: number): boolean {
   try {
-    disableLoss();
-    execFileSync(NFT, ['add', 'table', 'inet', TABLE]);
-    execFileSync(NFT, ['add', 'chain', 'inet', TABLE, 'input', '{ type filter hook input priority 0; }']);
+    table.create();
     for (const direction of ['dport', 'sport']) {
-      execFileSync(NFT, [
-        'add',
-        'rule',
-        'inet',
-        TABLE,
-        'input',
-        'tcp',
-        direction,
-        String(port),
-        'numgen',
-        'random',
-        'mod',
-        '100',
-        '<',
-        '5',
-        'drop',
-      ]);
+      table.rule(['tcp', direction, String(port), 'numgen', 'random', 'mod', '100', '<', '5', 'drop']);
     }
     return true;
   } catch (error) {
     process.stderr.write(`packet loss not available (${String(error)}): the false-down part is skipped\n`);
     return false;
-  }
-}
-
-function disableLoss(): void {
-  try {
-    execFileSync(NFT, ['delete', 'table', 'inet', TABLE], { stdio: 'ignore' });
-  } catch {
-    // not there
   }
 }

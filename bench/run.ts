@@ -1,3 +1,4 @@
+import { adversityBench } from './adversity.js';
 import { agentBench } from './agent.js';
 import { detectionBench } from './detection.js';
 import { ingestBench } from './ingest.js';
@@ -10,6 +11,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   scheduling: schedulingBench,
   ingest: ingestBench,
   detection: detectionBench,
+  adversity: adversityBench,
   probe: probeBench,
   'probe-max': probeMaxBench,
   scale: scaleBench,
