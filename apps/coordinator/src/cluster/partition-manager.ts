@@ -169,6 +169,10 @@ export class PartitionManager {
     try {
       await this.store.heartbeat(me, PICKET_VERSION, this.startedAt, now, this.mode);
       const held = new Set(await this.store.renew(me, expiresAt));
+      // Owned but not renewed: the lease lapsed or moved, however briefly. Dropped now (a new
+      // generation) even if this round claims the partition back, so a change decided before
+      // can never be written behind the back of whoever held it meanwhile.
+      this.drop([...this.owned].filter((p) => !held.has(p)));
       const members = await this.store.liveMembers(now, this.ttlMs);
       const plan = planLeases(
         me,
