@@ -4,7 +4,10 @@ import { AgentsStore } from '../../apps/coordinator/src/agents/agents.store.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
 
-/** GET /web_api/checker_ip_addresses (DECISIONS §8): public, every region, agents' and configured addresses. */
+/**
+ * GET /web_api/checker_ip_addresses (docs/decisions/0009-checker-addresses.md): public, every
+ * region, agents' and configured addresses.
+ */
 describe.each(testDatabases())('checker addresses on $name', (kind) => {
   let db: TestDatabase;
   let c: RunningCoordinator;

@@ -17,7 +17,7 @@ import { SPEC_PERMISSIONS } from '../support/spec-lists.js';
 /**
  * The admin CLI as operators run it (`npm run -s cli -- …` in a child process, configured by
  * DATABASE_URL), checked against a real coordinator on the same database; and first-start
- * bootstrap of the `default` account (DECISIONS §2).
+ * bootstrap of the `default` account (docs/decisions/0003-auth-permissions-rate-limit.md).
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

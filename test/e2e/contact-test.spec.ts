@@ -14,7 +14,7 @@ import { expectError, UNKNOWN_ID } from '../support/monitor-fixtures.js';
 import { SPEC_PERMISSIONS } from '../support/spec-lists.js';
 import { testPki } from '../support/tls.js';
 
-/** The placeholder monitor of contact.test events (notification-channels §5). */
+/** The placeholder monitor of contact.test events (docs/decisions/0011-notification-channels.md §5). */
 const TEST_MONITOR_ID = '000000000000000000000000';
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 /** A credential embedded in the webhook URL, as many receivers do: never shown in an answer. */

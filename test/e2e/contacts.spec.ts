@@ -13,7 +13,8 @@ import { SPEC_WRITABLE_CHANNELS } from '../support/spec-lists.js';
 /**
  * The contacts API end to end, over real HTTP, against every test database: listing,
  * per-channel create/get/update validation and defaults, secret redaction and merging,
- * the read-only push channel, reactivate, delete, and account isolation (DECISIONS §1, §5).
+ * the read-only push channel, reactivate, delete, and account isolation
+ * (docs/decisions/0002-wire-conventions.md, docs/decisions/0006-contacts.md).
  */
 
 const REDACTED = '[REDACTED]';

@@ -1,7 +1,7 @@
 /**
- * Isolation between accounts (DECISIONS §1, security reference): three accounts make random
- * calls over the whole API with ids drawn from every account, of every kind, deleted ones and
- * unknown ones. After every call:
+ * Isolation between accounts (docs/decisions/0002-wire-conventions.md): three accounts make
+ * random calls over the whole API with ids drawn from every account, of every kind, deleted
+ * ones and unknown ones. After every call:
  * - no 5xx; an error is the documented envelope, its code matching its status;
  * - a path id the caller does not own (another account's, another kind's, deleted, unknown)
  *   gets the route's 404, byte for byte the answer for a fresh unknown id;
@@ -68,7 +68,7 @@ class Registry {
     const entry = this.byId.get(id);
     if (!entry) return;
     entry.deleted = true;
-    // DECISIONS §3: a monitor goes with its incidents.
+    // docs/decisions/0004-monitors.md: a monitor goes with its incidents.
     if (entry.kind === 'monitor') {
       for (const other of this.byId.values()) if (other.monitorId === id) other.deleted = true;
     }

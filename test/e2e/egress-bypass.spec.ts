@@ -1,5 +1,5 @@
 /**
- * The egress guard against the bypass forms of the security reference (§2.5, goals S1–S5).
+ * The egress guard against bypass forms (docs/decisions/0010-egress-policy.md, goals S1–S5).
  * Nothing here touches a non-loopback address: one dual-stack listener counts every
  * connection that reaches this machine on its port, by the local address dialled; 127.0.0.2
  * is allow-listed (EGRESS_ALLOW_CIDRS) and plays the "public" server, so rebinding and

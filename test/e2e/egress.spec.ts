@@ -5,7 +5,7 @@ import { testDatabases, type TestDatabase } from '../support/databases.js';
 
 const monitor = (settings: Record<string, unknown>) => ({ name: 'guarded', settings, regions: ['eu-west-1'] });
 
-/** DECISIONS §9: a target written as a forbidden IP literal is refused when saved (422). */
+/** docs/decisions/0010-egress-policy.md: a target written as a forbidden IP literal is refused when saved (422). */
 describe.each([
   [
     'strict',

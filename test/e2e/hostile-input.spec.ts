@@ -1,9 +1,9 @@
 /**
- * Hostile input (security reference §5, goals I1 and I2): fast-check throws every bad-input
- * class at every write and list endpoint, for an id of the account, another account's id,
- * unknown and malformed ids. For every request: no 5xx; a 4xx is the documented envelope
- * whose code matches its status (DECISIONS §1); the status is the one the case demands where
- * the case decides it; and a rejected request changes nothing that is stored.
+ * Hostile input (docs/decisions/0002-wire-conventions.md, goals I1 and I2): fast-check throws
+ * every bad-input class at every write and list endpoint, for an id of the account, another
+ * account's id, unknown and malformed ids. For every request: no 5xx; a 4xx is the documented
+ * envelope whose code matches its status; the status is the one the case demands where the
+ * case decides it; and a rejected request changes nothing that is stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';

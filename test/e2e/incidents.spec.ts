@@ -8,7 +8,7 @@ import { testDatabases, type TestDatabase } from '../support/databases.js';
 import { createMonitor, expectError, expectValidationError, UNKNOWN_ID } from '../support/monitor-fixtures.js';
 import { SPEC_PERMISSIONS } from '../support/spec-lists.js';
 
-/** The fields of an Incident (DECISIONS §6), written out here rather than read from the code. */
+/** The fields of an Incident (docs/decisions/0007-incidents.md), written out here rather than read from the code. */
 const INCIDENT_FIELDS = [
   'check_results',
   'duration',

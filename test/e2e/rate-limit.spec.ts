@@ -21,7 +21,10 @@ function limitHeaders(res: ApiResponse) {
   };
 }
 
-/** DECISIONS §2: GCRA per account, costs GET 1 / writes 5 / contact test 10, headers on every answer. */
+/**
+ * docs/decisions/0003-auth-permissions-rate-limit.md: GCRA per account, costs GET 1 / writes 5 /
+ * contact test 10, headers on every answer.
+ */
 describe.each(testDatabases())('rate limit on $name', (kind) => {
   let db: TestDatabase;
   let c: RunningCoordinator;

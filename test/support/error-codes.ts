@@ -1,4 +1,4 @@
-/** DECISIONS §1: every error code and its HTTP status. */
+/** docs/decisions/0002-wire-conventions.md: every error code and its HTTP status. */
 export const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   VALIDATION_ERROR: 422,
   INVALID_JSON: 400,

@@ -1,8 +1,8 @@
 /**
- * fast-check arbitraries for the hostile-input suite (security reference §5, goals I1/I2):
- * valid monitor and contact bodies, and one arbitrary per bad-input class built around them.
- * Every generated case says which answers the server may give, as far as the case alone
- * decides it, so the suite checks more than "no 5xx".
+ * fast-check arbitraries for the hostile-input suite (docs/decisions/0002-wire-conventions.md,
+ * goals I1/I2): valid monitor and contact bodies, and one arbitrary per bad-input class built
+ * around them. Every generated case says which answers the server may give, as far as the case
+ * alone decides it, so the suite checks more than "no 5xx".
  */
 import fc from 'fast-check';
 import { REGION_IDS } from '#contracts';
@@ -283,7 +283,7 @@ const tags = fc.uniqueArray(
 );
 const flag = fc.boolean();
 
-/** Each channel's details: required fields, then optional ones (DECISIONS §5). */
+/** Each channel's details: required fields, then optional ones (docs/decisions/0006-contacts.md). */
 const DETAILS: { readonly [K in WritableChannel]: { fields: Record<string, fc.Arbitrary<Json>>; required: string[] } } =
   {
     email: { fields: { email }, required: ['email'] },

@@ -1,7 +1,7 @@
 /**
- * The lists the API spec and DECISIONS spell out, written here once for the tests and
- * deliberately not imported from the code under test: a test comparing the code with
- * itself could not catch a region, permission or channel gone missing.
+ * The lists the API spec and our decision records (docs/decisions/) spell out, written here
+ * once for the tests and deliberately not imported from the code under test: a test comparing
+ * the code with itself could not catch a region, permission or channel gone missing.
  */
 
 /** The fifteen regions, in the spec's order. */
@@ -23,7 +23,7 @@ export const SPEC_REGIONS = [
   'af-south-1',
 ] as const;
 
-/** The nine permissions of DECISIONS §2. */
+/** The nine permissions of docs/decisions/0003-auth-permissions-rate-limit.md. */
 export const SPEC_PERMISSIONS = [
   'monitors:read',
   'monitors:write',

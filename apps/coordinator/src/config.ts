@@ -130,7 +130,10 @@ export class CoordinatorConfig extends EgressEnv {
   })
   CHECKER_ADDRESSES?: string;
 
-  /** The API budget of each account, in points per rolling hour (DECISIONS §2), shared by all replicas. */
+  /**
+   * The API budget of each account, in points per rolling hour
+   * (docs/decisions/0003-auth-permissions-rate-limit.md), shared by all replicas.
+   */
   @Expose()
   @Transform(digitsToInt)
   @IsInt({ message: 'must be a whole number of points' })

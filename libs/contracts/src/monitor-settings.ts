@@ -3,8 +3,8 @@ import type { MonitorType } from './monitor-types.js';
 import { parseHttpUrl, parsePingUrl, parseTcpUrl } from './targets.js';
 
 /**
- * Monitor settings per type (DECISIONS §3): what the API validates and stores, and what the
- * agent interprets. One definition, so both sides agree on every rule.
+ * Monitor settings per type (docs/decisions/0004-monitors.md): what the API validates and stores,
+ * and what the agent interprets. One definition, so both sides agree on every rule.
  */
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -33,7 +33,7 @@ export interface SettingsByType {
 }
 export type MonitorSettings = SettingsByType[MonitorType];
 
-/** The optional HTTPS assertion fields, returned only when set (DECISIONS §3). */
+/** The optional HTTPS assertion fields, returned only when set (docs/decisions/0004-monitors.md). */
 export const HTTPS_OPTIONAL_FIELDS = [
   'http_method',
   'http_statuses',

@@ -24,10 +24,10 @@ export const FAILURE_PHASES = [
 export type FailurePhase = (typeof FAILURE_PHASES)[number];
 
 /**
- * UP and DOWN are verdicts on the target. UNKNOWN means Picket could not tell (no agent
- * serves the region, the agent died or lacks a capability, an internal error); BLOCKED means
- * the egress policy refused the target's address (security reference §2.3). Neither counts
- * towards failure or recovery (DECISIONS §4), nor towards uptime.
+ * UP and DOWN are verdicts on the target. UNKNOWN means Picket could not tell (no agent serves the
+ * region, the agent died or lacks a capability, an internal error); BLOCKED means the egress
+ * policy refused the target's address (docs/decisions/0010-egress-policy.md). Neither counts
+ * towards failure or recovery (docs/decisions/0005-checks-and-status.md), nor towards uptime.
  */
 export const CHECK_STATUSES = ['up', 'down', 'unknown', 'blocked'] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];

@@ -2,9 +2,9 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
 
 /**
- * Monitor targets as users write them (DECISIONS §3): `http(s)://…`, `tcp://<host>:<port>`
- * and `ping://<host-or-ip>`. Hosts are DNS names, IPv4 literals or bracketed IPv6 literals.
- * These parsers are shared by the coordinator (validation) and the agent (probing).
+ * Monitor targets as users write them (docs/decisions/0004-monitors.md): `http(s)://…`,
+ * `tcp://<host>:<port>` and `ping://<host-or-ip>`. Hosts are DNS names, IPv4 literals or bracketed
+ * IPv6 literals. These parsers are shared by the coordinator (validation) and the agent (probing).
  */
 
 export const MAX_URL_LENGTH = 2048;

@@ -12,8 +12,9 @@ import type { ProbeContext } from './prober.js';
 import { createProberTable } from './probers.js';
 
 /**
- * The egress guard in every prober (DECISIONS §9): what `strict` and `private-allowed` let a
- * check reach, for IP literals, for names (resolved at connect time) and on every redirect hop.
+ * The egress guard in every prober (docs/decisions/0010-egress-policy.md): what `strict` and
+ * `private-allowed` let a check reach, for IP literals, for names (resolved at connect time) and
+ * on every redirect hop.
  */
 describe('probers under the egress policy', () => {
   let http: Server;

@@ -52,10 +52,11 @@ export interface HttpsProberOptions {
 }
 
 /**
- * The HTTP(S) prober (DECISIONS §3, §4). One fresh connection per hop (shared agents that
- * never keep a connection, see probeClient), TLS verification always on, SNI and
- * verification against the URL's host. Never throws for a failing target; an error it
- * cannot attribute to the target is rejected so that runProbe reports UNKNOWN/internal.
+ * The HTTP(S) prober (docs/decisions/0004-monitors.md, docs/decisions/0005-checks-and-status.md).
+ * One fresh connection per hop (shared agents that never keep a connection, see probeClient), TLS
+ * verification always on, SNI and verification against the URL's host. Never throws for a failing
+ * target; an error it cannot attribute to the target is rejected so that runProbe reports
+ * UNKNOWN/internal.
  *
  * Timings are phase durations summed over every hop of the check: `dns_ms` resolving,
  * `connect_ms` TCP connecting, `tls_ms` the TLS handshake, `first_byte_ms` waiting from the

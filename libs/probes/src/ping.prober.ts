@@ -22,12 +22,12 @@ export interface PingProberOptions {
 }
 
 /**
- * The ping prober (DECISIONS §3, §4): `ping://<host-or-ip>` is UP when an ICMP echo reply
- * arrives, with the round-trip time as `total_ms` (and `dns_ms` when a name was resolved).
- * No reply by the check's deadline is DOWN/timeout, a destination-unreachable DOWN/connect,
- * a name that does not resolve DOWN/dns. When the agent cannot send ICMP (no raw sockets),
- * the answer is UNKNOWN/internal with the pinger's reason, never DOWN: the target was not
- * tested. Never throws for a failing target.
+ * The ping prober (docs/decisions/0004-monitors.md, docs/decisions/0005-checks-and-status.md):
+ * `ping://<host-or-ip>` is UP when an ICMP echo reply arrives, with the round-trip time as
+ * `total_ms` (and `dns_ms` when a name was resolved). No reply by the check's deadline is
+ * DOWN/timeout, a destination-unreachable DOWN/connect, a name that does not resolve DOWN/dns.
+ * When the agent cannot send ICMP (no raw sockets), the answer is UNKNOWN/internal with the
+ * pinger's reason, never DOWN: the target was not tested. Never throws for a failing target.
  */
 export function createPingProber(pinger: IcmpPinger, options: PingProberOptions = {}): Prober<'ping'> {
   const lookup = options.lookup ?? systemLookup;

@@ -16,7 +16,8 @@ export interface ProberDependencies {
 /** The prober table: one line per monitor type. */
 export function createProberTable(deps: ProberDependencies): ProberTable {
   const egress = deps.egress ?? 'private-allowed';
-  // Every connection of every prober resolves through the egress guard (DECISIONS §9).
+  // Every connection of every prober resolves through the egress guard
+  // (docs/decisions/0010-egress-policy.md).
   const lookup = guardedLookup(egress, deps.https?.lookup);
   return {
     https: createHttpsProber({ ...deps.https, lookup, egress }),

@@ -19,12 +19,12 @@ export interface TcpProberOptions {
 }
 
 /**
- * The TCP prober (DECISIONS §3, §4): `tcp://<host>:<port>` is UP when a TCP connection is
- * established; the connection is closed at once, nothing is sent. Names are resolved first
- * (`dns_ms`) and the first address is dialled (`connect_ms`); `total_ms` is both. A refused,
- * reset or unreachable connection is DOWN/connect, a name that does not resolve DOWN/dns, the
- * check's deadline DOWN/timeout, and any other abort UNKNOWN. Never throws for a failing
- * target.
+ * The TCP prober (docs/decisions/0004-monitors.md, docs/decisions/0005-checks-and-status.md):
+ * `tcp://<host>:<port>` is UP when a TCP connection is established; the connection is closed at
+ * once, nothing is sent. Names are resolved first (`dns_ms`) and the first address is dialled
+ * (`connect_ms`); `total_ms` is both. A refused, reset or unreachable connection is DOWN/connect,
+ * a name that does not resolve DOWN/dns, the check's deadline DOWN/timeout, and any other abort
+ * UNKNOWN. Never throws for a failing target.
  */
 export function createTcpProber(options: TcpProberOptions = {}): Prober<'tcp'> {
   const lookup = options.lookup ?? systemLookup;

@@ -27,7 +27,7 @@ function IsCidrList(): PropertyDecorator {
  * notification) and the agent (its checks): both configurations extend this class.
  */
 export class EgressEnv {
-  /** Which addresses checks and notifications may connect to (DECISIONS §9). */
+  /** Which addresses checks and notifications may connect to (docs/decisions/0010-egress-policy.md). */
   @Expose()
   @IsIn(EGRESS_POLICIES, { message: `must be one of ${EGRESS_POLICIES.join(', ')}` })
   EGRESS_POLICY: EgressPolicy = 'private-allowed';

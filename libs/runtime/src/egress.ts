@@ -2,10 +2,10 @@ import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
- * The egress guard (DECISIONS §9, security reference §2): which addresses probes and
- * notifications may connect to. `private-allowed` (default): private networks and loopback
- * yes; cloud metadata and link-local addresses, multicast, broadcast and reserved ranges no.
- * `strict` (multi-tenant): public unicast addresses only. `off`: anything.
+ * The egress guard (docs/decisions/0010-egress-policy.md): which addresses probes and
+ * notifications may connect to. `private-allowed` (default): private networks and loopback yes;
+ * cloud metadata and link-local addresses, multicast, broadcast and reserved ranges no. `strict`
+ * (multi-tenant): public unicast addresses only. `off`: anything.
  */
 export const EGRESS_POLICIES = ['private-allowed', 'strict', 'off'] as const;
 export type EgressPolicy = (typeof EGRESS_POLICIES)[number];

@@ -14,7 +14,7 @@ const ignoredFields = new WeakMap<object, readonly string[]>();
 
 /**
  * Top-level fields a DTO accepts and drops without validation: the resource's read-only
- * fields, so that a client can send back what it read (DECISIONS §1).
+ * fields, so that a client can send back what it read (docs/decisions/0002-wire-conventions.md).
  */
 export function IgnoreFields(...fields: string[]): ClassDecorator {
   return (target) => {

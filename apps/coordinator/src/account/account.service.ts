@@ -3,7 +3,7 @@ import { CLOCK, unixSeconds, type Clock } from '#runtime';
 import { AccountsRepository } from '../auth/accounts.repository.js';
 import { MonitorsRepository } from '../monitors/monitors.repository.js';
 
-/** GET /api/account (DECISIONS §2). */
+/** GET /api/account (docs/decisions/0003-auth-permissions-rate-limit.md). */
 export interface AccountJson {
   id: string;
   name: string;

@@ -19,7 +19,10 @@ export class CheckerAddressesQuery {
 /** The list is read from the database at most this often per coordinator. */
 const CACHE_MS = 30_000;
 
-/** GET /web_api/checker_ip_addresses (public, DECISIONS §8): where checks come from, for firewall allow-lists. */
+/**
+ * GET /web_api/checker_ip_addresses (public, docs/decisions/0009-checker-addresses.md): where
+ * checks come from, for firewall allow-lists.
+ */
 @Controller('web_api')
 export class CheckerAddressesController {
   private cached: { at: number; regions: RegionAddresses[] } | null = null;

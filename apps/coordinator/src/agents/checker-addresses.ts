@@ -41,9 +41,9 @@ interface AgentAddresses {
 }
 
 /**
- * The published list (DECISIONS §8): all fifteen regions in order, each with the addresses of
- * its agents seen within CHECKER_ADDRESS_MAX_AGE_MS plus the configured ones, by family,
- * de-duplicated and sorted.
+ * The published list (docs/decisions/0009-checker-addresses.md): all fifteen regions in order,
+ * each with the addresses of its agents seen within CHECKER_ADDRESS_MAX_AGE_MS plus the configured
+ * ones, by family, de-duplicated and sorted.
  */
 export function checkerAddresses(
   agents: readonly AgentAddresses[],

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** `pkt_` + 64 lowercase hex characters: 256 random bits (DECISIONS §2). */
+/** `pkt_` + 64 lowercase hex characters: 256 random bits (docs/decisions/0003-auth-permissions-rate-limit.md). */
 export const API_KEY_PATTERN = /^pkt_[0-9a-f]{64}$/;
 
 export function generateApiKey(): string {

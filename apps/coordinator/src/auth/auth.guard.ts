@@ -25,9 +25,9 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
 });
 
 /**
- * Global guard: authenticate (401), charge the account's rate limit (429, DECISIONS §2; the
- * X-RateLimit-* headers go on every answer from here on, errors included), then check the
- * route's permission (403).
+ * Global guard: authenticate (401), charge the account's rate limit (429,
+ * docs/decisions/0003-auth-permissions-rate-limit.md; the X-RateLimit-* headers go on every answer
+ * from here on, errors included), then check the route's permission (403).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {

@@ -1,4 +1,7 @@
-/** The nine granular permissions (DECISIONS §2). A key created without a list has all. */
+/**
+ * The nine granular permissions (docs/decisions/0003-auth-permissions-rate-limit.md). A key created
+ * without a list has all.
+ */
 export const PERMISSIONS = [
   'monitors:read',
   'monitors:write',

@@ -2,9 +2,9 @@ import { classifyHost, hasUnsafeCharacters, parseHttpUrl } from '#contracts';
 import { arrayOf, boolean, type Checker, Field, integer, isPlainObject, oneOf, record, text } from '#validation';
 
 /**
- * Contact channels (DECISIONS §5): one details DTO per channel, its secret fields and the
- * defaults of its optional fields, in one compiler-checked table. A new channel is one
- * class and one line in CHANNEL_TABLE.
+ * Contact channels (docs/decisions/0006-contacts.md): one details DTO per channel, its secret
+ * fields and the defaults of its optional fields, in one compiler-checked table. A new channel is
+ * one class and one line in CHANNEL_TABLE.
  */
 export const CHANNELS = [
   'email',

@@ -3,7 +3,7 @@ import { AccountEntity } from '../auth/account.entity.js';
 import { epochSeconds, jsonText } from '../database/columns.js';
 import type { Channel } from './channels.js';
 
-/** The shape of a contact's `error` once a delivery problem was recorded (DECISIONS §5). */
+/** The shape of a contact's `error` once a delivery problem was recorded (docs/decisions/0006-contacts.md). */
 export interface ContactError {
   code: string;
   message: string;

@@ -1,8 +1,8 @@
 import { isDecided, type CheckStatus, type RegionId } from '#contracts';
 
 /**
- * How results decide a monitor's status (DECISIONS §4, security-and-reliability §7), as one
- * pure function: (state, result, failThreshold) → (state, events, confirm).
+ * How results decide a monitor's status (docs/decisions/0005-checks-and-status.md), as one pure
+ * function: (state, result, failThreshold) → (state, events, confirm).
  *
  * - UNKNOWN never counts: nothing changes, no event, no confirmation.
  * - Results are applied in scheduled order. A result whose scheduledAt is not newer than the

@@ -40,8 +40,8 @@ const ID_COLLECTIONS: readonly (readonly [string, () => AppError])[] = [
 
 /**
  * The answer to a URL Fastify's router cannot decode (broken percent-encoding): in a
- * resource's id path it is a malformed id, so the resource's 404 (DECISIONS §1); elsewhere
- * no endpoint matches.
+ * resource's id path it is a malformed id, so the resource's 404
+ * (docs/decisions/0002-wire-conventions.md); elsewhere no endpoint matches.
  */
 export function unreadableUrlError(url: string): AppError {
   const match = ID_COLLECTIONS.find(([prefix]) => url.startsWith(prefix) && url.length > prefix.length);
@@ -66,7 +66,8 @@ export function isDependencyOutage(error: unknown): boolean {
 }
 
 /**
- * The one place errors become HTTP responses: the envelope and codes of DECISIONS §1.
+ * The one place errors become HTTP responses: the envelope and codes of
+ * docs/decisions/0002-wire-conventions.md.
  * A 500 never carries internals; the details go to the log.
  */
 @Catch()

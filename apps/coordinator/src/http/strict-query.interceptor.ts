@@ -20,8 +20,9 @@ function declaresQuery(context: ExecutionContext): boolean {
 }
 
 /**
- * Query parameters are validated everywhere (DECISIONS §1): a route without a query DTO
- * accepts none, so `GET /api/account?x=1` is 422 like an unknown parameter on a list.
+ * Query parameters are validated everywhere (docs/decisions/0002-wire-conventions.md): a route
+ * without a query DTO accepts none, so `GET /api/account?x=1` is 422 like an unknown parameter on
+ * a list.
  */
 @Injectable()
 export class StrictQueryInterceptor implements NestInterceptor {

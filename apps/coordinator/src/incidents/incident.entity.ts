@@ -4,7 +4,7 @@ import { AccountEntity } from '../auth/account.entity.js';
 import { epochSeconds, jsonText } from '../database/columns.js';
 import { MonitorEntity } from '../monitors/monitor.entity.js';
 
-/** The evidence of one region when the incident opened (DECISIONS §6). */
+/** The evidence of one region when the incident opened (docs/decisions/0007-incidents.md). */
 export interface RegionEvidence {
   status: CheckStatus;
   response_time_ms: number | null;

@@ -1,7 +1,7 @@
 import type { RegionId } from '#contracts';
 import type { IncidentEntity, RegionEvidence } from './incident.entity.js';
 
-/** An incident as the API shows it (DECISIONS §6). */
+/** An incident as the API shows it (docs/decisions/0007-incidents.md). */
 export interface IncidentJson {
   id: string;
   monitor_id: string;

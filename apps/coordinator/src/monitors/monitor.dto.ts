@@ -32,7 +32,7 @@ const checkInterval = integer(MONITOR_LIMITS.checkInterval.min, MONITOR_LIMITS.c
 const timeout = integer(MONITOR_LIMITS.timeout.min, MONITOR_LIMITS.timeout.max);
 const failThreshold = integer(MONITOR_LIMITS.failThreshold.min, MONITOR_LIMITS.failThreshold.max);
 
-/** Read-only fields a client may send back unchanged; they are ignored (DECISIONS §1). */
+/** Read-only fields a client may send back unchanged; they are ignored (docs/decisions/0002-wire-conventions.md). */
 const READ_ONLY = ['id', 'created_at', 'updated_at', 'last_status', 'last_status_change', 'last_checked_at'];
 
 @IgnoreFields(...READ_ONLY)

@@ -12,7 +12,7 @@ export function retryAfterMs(value: string | string[] | undefined, now: number):
 }
 
 /**
- * The default classification of an HTTP answer (notification-channels §3, last line):
+ * The default classification of an HTTP answer (docs/decisions/0011-notification-channels.md §2):
  * 2xx ok; 5xx, 408, 429 retry; other statuses bug. Channels refine it with their own table.
  */
 export function defaultClass(status: number): DeliveryClass {

@@ -1,7 +1,7 @@
 import type { ContactError } from '../contacts/contact.entity.js';
 import type { DeliveryClass } from './notifier.js';
 
-/** After this many consecutive failed deliveries a contact is deactivated (DECISIONS §5). */
+/** After this many consecutive failed deliveries a contact is deactivated (docs/decisions/0006-contacts.md). */
 export const DEACTIVATE_AFTER = 5;
 
 export interface ContactHealth {

@@ -3,7 +3,10 @@ import type { CheckStatus, RegionId, SettingsByType } from '#contracts';
 export const NOTIFICATION_EVENTS = ['monitor.down', 'monitor.up', 'certificate.expiring', 'contact.test'] as const;
 export type NotificationEventType = (typeof NOTIFICATION_EVENTS)[number];
 
-/** Picket's severity levels; `paging` maps them through the contact's severity_mapping (DECISIONS §5). */
+/**
+ * Picket's severity levels; `paging` maps them through the contact's severity_mapping
+ * (docs/decisions/0006-contacts.md).
+ */
 export type SeverityLevel = 'critical' | 'high' | 'medium' | 'low';
 
 /** Placeholder monitor id of `contact.test` events. */

@@ -2,7 +2,7 @@ import type { HttpSender } from './http-sender.js';
 
 /**
  * Vendor base URLs: operator settings (tests, EU/Gov instances, successors such as Jira
- * Service Management), never contact fields (notification-channels §2).
+ * Service Management), never contact fields (docs/decisions/0011-notification-channels.md §1).
  */
 export interface NotifyEndpoints {
   /** PagerDuty Events API v2 enqueue URL. */

@@ -2,7 +2,7 @@ import type { Channel, ChannelDetails } from '../contacts/channels.js';
 import type { NotificationEvent } from './notification-event.js';
 
 /**
- * How one attempt ended (notification-channels §3), exactly one class per attempt:
+ * How one attempt ended (docs/decisions/0011-notification-channels.md §2), exactly one class per attempt:
  * - ok: accepted.
  * - retry: transient (network, timeout, 408, 429, 5xx …): the dispatcher retries with backoff.
  * - disable: permanent (destination gone, credential dead): never retried; counts towards deactivation.

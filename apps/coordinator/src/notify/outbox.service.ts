@@ -35,7 +35,7 @@ export class LeaseLostError extends Error {
   }
 }
 
-/** Thresholds of certificate warnings, in days before notAfter (DECISIONS §4). */
+/** Thresholds of certificate warnings, in days before notAfter (docs/decisions/0005-checks-and-status.md). */
 export const CERTIFICATE_WARNING_DAYS = [14, 1] as const;
 
 type Listener = () => void;

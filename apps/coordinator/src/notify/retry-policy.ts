@@ -1,7 +1,7 @@
 /**
- * When a transiently failed delivery is tried again (notification-channels §3): at once,
- * then after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h (±20 % jitter), never after 24 h from
- * the event. A provider's hint (Retry-After and the like) replaces the next delay.
+ * When a transiently failed delivery is tried again (docs/decisions/0011-notification-channels.md
+ * §3): at once, then after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h (±20 % jitter), never after 24 h
+ * from the event. A provider's hint (Retry-After and the like) replaces the next delay.
  */
 export const RETRY_DELAYS_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000] as const;
 export const DELIVERY_WINDOW_MS = 24 * 3_600_000;

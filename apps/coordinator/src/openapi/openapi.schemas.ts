@@ -865,7 +865,7 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     IncidentComment: object(incidentCommentFields, undefined, { description: 'Unknown fields are refused (422).' }),
     IncidentListResponse: ok({ data: object(page('incidents', 'Incident')) }, 'A page of incidents.'),
     IncidentResponse: ok({ data: ref('Incident') }, 'One incident.'),
-    StatusPage: object(statusPageFields, undefined, { description: 'A public status page (DECISIONS §7).' }),
+    StatusPage: object(statusPageFields, undefined, { description: 'A public status page.' }),
     StatusPageCreate: object({ ...statusPageWritable, ...readOnlyFields(statusPageFields, statusPageWritable) }, [
       'name',
       'monitors',

@@ -1,9 +1,9 @@
 import type { ProbeRequest, ProbeResult } from '#contracts';
 
 /**
- * How a check reaches an agent of its region and its result comes back. Never rejects:
- * when no agent answers (none serves the region, it died, the transport is down) the
- * result is UNKNOWN with the reason, which never counts towards failure (DECISIONS §4).
+ * How a check reaches an agent of its region and its result comes back. Never rejects: when no
+ * agent answers (none serves the region, it died, the transport is down) the result is UNKNOWN
+ * with the reason, which never counts towards failure (docs/decisions/0005-checks-and-status.md).
  */
 export interface ProbeTransport {
   readonly kind: 'embedded' | 'nats';

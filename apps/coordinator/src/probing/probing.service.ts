@@ -34,12 +34,12 @@ export const RESYNC_INTERVAL_MS = 30_000;
 export const REGION_WATCH_INTERVAL_MS = 5_000;
 
 /**
- * The probing pipeline: the scheduler says which check is due, the transport gets it run
- * in its region, every result is stored, and the evaluator (one writer per monitor) turns
- * results into last_status. Monitor changes from the API take effect at once. Paused
- * monitors keep being checked (DECISIONS §3); only notifications care about `active`.
- * With several coordinator replicas, each schedules only the monitors of the partitions it
- * leases (PartitionManager); a status change is fenced by that lease.
+ * The probing pipeline: the scheduler says which check is due, the transport gets it run in its
+ * region, every result is stored, and the evaluator (one writer per monitor) turns results into
+ * last_status. Monitor changes from the API take effect at once. Paused monitors keep being
+ * checked (docs/decisions/0004-monitors.md); only notifications care about `active`. With several
+ * coordinator replicas, each schedules only the monitors of the partitions it leases
+ * (PartitionManager); a status change is fenced by that lease.
  */
 @Injectable()
 export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {

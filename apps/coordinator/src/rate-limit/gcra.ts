@@ -1,12 +1,13 @@
 /**
- * The rate limit's arithmetic (DECISIONS §2), pure: the generic cell rate algorithm over one
- * number per account, the theoretical arrival time (TAT). A budget of B points per hour means
- * one point is earned back every 3600 s / B, and a full bucket holds all B points.
+ * The rate limit's arithmetic (docs/decisions/0003-auth-permissions-rate-limit.md), pure: the
+ * generic cell rate algorithm over one number per account, the theoretical arrival time (TAT). A
+ * budget of B points per hour means one point is earned back every 3600 s / B, and a full bucket
+ * holds all B points.
  */
 
 export const HOUR_MS = 3_600_000;
 
-/** Points a request costs (DECISIONS §2). */
+/** Points a request costs (docs/decisions/0003-auth-permissions-rate-limit.md). */
 export function costOf(method: string, path: string): number {
   const m = method.toUpperCase();
   if (m === 'GET' || m === 'HEAD') return 1;

@@ -4,7 +4,10 @@ import { CoordinatorConfig } from '../config.js';
 import { costOf, describe, HOUR_MS, nextTat, type Decision, type Limits } from './gcra.js';
 import { RateLimitStore } from './rate-limit.store.js';
 
-/** The per-account budget of DECISIONS §2: decides, charges, and says what to put in the headers. */
+/**
+ * The per-account budget of docs/decisions/0003-auth-permissions-rate-limit.md: decides, charges,
+ * and says what to put in the headers.
+ */
 @Injectable()
 export class RateLimiter {
   private readonly limits: Limits;
@@ -28,7 +31,7 @@ export class RateLimiter {
   }
 }
 
-/** The response headers of a decision (DECISIONS §2). */
+/** The response headers of a decision (docs/decisions/0003-auth-permissions-rate-limit.md). */
 export function rateLimitHeaders(decision: Decision): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(decision.limit),

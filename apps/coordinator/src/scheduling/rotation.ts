@@ -1,5 +1,5 @@
 /**
- * The schedule maths of DECISIONS §4, pure and in integer milliseconds.
+ * The schedule maths of docs/decisions/0005-checks-and-status.md, pure and in integer milliseconds.
  *
  * A monitor with n regions (in its stored order) and interval I is checked from region i at
  *

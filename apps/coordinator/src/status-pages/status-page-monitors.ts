@@ -2,9 +2,9 @@ import type { EntityManager } from 'typeorm';
 import { StatusPageEntity } from './status-page.entity.js';
 
 /**
- * Takes a deleted monitor off every status page of its account (DECISIONS §3), inside the
- * transaction that deletes it. A page may so end with no monitors: it stays, shows none, and
- * a later update that supplies `monitors` must again give 1 to 20.
+ * Takes a deleted monitor off every status page of its account (docs/decisions/0004-monitors.md),
+ * inside the transaction that deletes it. A page may so end with no monitors: it stays, shows
+ * none, and a later update that supplies `monitors` must again give 1 to 20.
  */
 export async function removeMonitorFromStatusPages(
   m: EntityManager,

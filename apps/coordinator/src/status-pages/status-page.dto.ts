@@ -28,7 +28,7 @@ const basicAuth: Checker = (value) => {
 /** On update, [REDACTED] also passes: it keeps the stored value (the service refuses it when none is stored). */
 const basicAuthUpdate: Checker = (value) => (value === REDACTED ? null : basicAuth(value));
 
-/** Read-only fields a client may send back unchanged; they are ignored (DECISIONS §1). */
+/** Read-only fields a client may send back unchanged; they are ignored (docs/decisions/0002-wire-conventions.md). */
 const READ_ONLY = ['id', 'url', 'created_at', 'updated_at'];
 
 @IgnoreFields(...READ_ONLY)

@@ -2,7 +2,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typ
 import { AccountEntity } from '../auth/account.entity.js';
 import { epochSeconds, jsonText } from '../database/columns.js';
 
-/** A public status page (DECISIONS §7). */
+/** A public status page (docs/decisions/0008-status-pages.md). */
 @Entity({ name: 'status_pages' })
 @Index('idx_status_pages_account_created', ['accountId', 'createdAt'])
 @Index('uq_status_pages_custom_domain', ['customDomain'], { unique: true })

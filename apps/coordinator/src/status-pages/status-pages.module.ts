@@ -7,7 +7,7 @@ import { StatusPagesController } from './status-pages.controller.js';
 import { StatusPagesRepository } from './status-pages.repository.js';
 import { StatusPagesService } from './status-pages.service.js';
 
-/** Status pages: the API (DECISIONS §7) and the public pages (HTML and JSON, no API key). */
+/** Status pages: the API (docs/decisions/0008-status-pages.md) and the public pages (HTML and JSON, no API key). */
 @Module({
   imports: [HistoryModule, MonitorsModule],
   controllers: [StatusPagesController, PublicPagesController],

@@ -78,9 +78,9 @@ export class StatusPagesService {
   }
 
   /**
-   * PUT and PATCH alike (DECISIONS §7; the same rule as a monitor PUT, §3): only supplied
-   * fields change, a supplied `monitors` replaces the list. The page must exist (404) before
-   * the body is judged (422).
+   * PUT and PATCH alike (docs/decisions/0008-status-pages.md; the same rule as a monitor PUT,
+   * docs/decisions/0004-monitors.md): only supplied fields change, a supplied `monitors` replaces
+   * the list. The page must exist (404) before the body is judged (422).
    */
   async update(accountId: string, id: string, body: unknown): Promise<StatusPageJson> {
     const page = await this.load(accountId, id);

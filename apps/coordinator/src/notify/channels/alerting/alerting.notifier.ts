@@ -7,8 +7,8 @@ import type { DeliveryOutcome, Notifier } from '../../notifier.js';
 import { humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
 
 /**
- * `alerting`: Opsgenie Alert API v2 (notification-channels §12); Jira Service Management
- * operations serves the same paths under another base, which is an operator setting.
+ * `alerting`: Opsgenie Alert API v2 (docs/decisions/0011-notification-channels.md §12); Jira Service
+ * Management operations serves the same paths under another base, which is an operator setting.
  *
  * - monitor.down, certificate.expiring and contact.test create an alert (`POST /v2/alerts`)
  *   with `alias` = the event's incident key (contact.test: `test-<event id>`, left open for
@@ -121,7 +121,8 @@ export function opsgeniePlan(details: ChannelDetails['alerting'], event: Notific
 
 /**
  * 2xx ok; 401, 402, 403, 404 → disable (bad key, disabled integration, plan, wrong region);
- * 400, 415, 422 → bug; 429, 500, 503 and other 5xx → retry (Retry-After honoured); the rest per §3.
+ * 400, 415, 422 → bug; 429, 500, 503 and other 5xx → retry (Retry-After honoured); the rest by
+ * the default of §2.
  */
 export function classifyOpsgenie(response: HttpResponse, now: number, action: 'create' | 'close'): DeliveryOutcome {
   const { status } = response;

@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import { FakeReceiver, reply, type RecordedRequest } from '../../../../../../test/support/fake-receiver.js';
 
 /**
- * A fake Opsgenie Alert API v2 on 127.0.0.1 (notification-channels §12, "Fake receiver"):
+ * A fake Opsgenie Alert API v2 on 127.0.0.1 (docs/decisions/0011-notification-channels.md §12, §15):
  * requires `Authorization: GenieKey <key>`, validates create and close requests with the
  * documented limits (message 130, alias 512, description 15000, ≤ 20 tags of ≤ 50, details a
  * string map of ≤ 8000 characters, priority P1–P5, source 100, note 25000), answers 202 with

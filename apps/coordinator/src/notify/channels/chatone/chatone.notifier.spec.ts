@@ -89,7 +89,10 @@ const textObject = (max: number) => ({
 const blockId = { type: 'string', minLength: 1, maxLength: 255 };
 const url = { type: 'string', maxLength: 3000, pattern: '^https?://' };
 
-/** Block Kit as Slack checks it (§7 limits); Ajv counts string lengths in code points. */
+/**
+ * Block Kit as Slack checks it (the limits of docs/decisions/0011-notification-channels.md §7); Ajv counts
+ * string lengths in code points.
+ */
 const validateBlocks = new Ajv({ allErrors: true }).compile({
   type: 'array',
   minItems: 1,
@@ -344,7 +347,7 @@ describe('chatone notifier: messages', () => {
   });
 });
 
-describe('chatone notifier: classification (§3, by status and Slack error code)', () => {
+describe('chatone notifier: classification (§7, by status and Slack error code)', () => {
   const NOW = T0 * 1000;
   const modes: { mode: string; answer: Answer; class: DeliveryClass; status: number | null; retryAfterMs?: number }[] =
     [

@@ -7,8 +7,8 @@ import { escapeSlack, headline, humanDuration, isoUtc, oneLine, truncate } from 
 
 /**
  * `chatone`: a Slack incoming webhook (and the Slack-compatible ones: Mattermost, Rocket.Chat,
- * Zulip), notification-channels §7. `text` is always sent (notification and fallback text),
- * with Block Kit `blocks`: a header, a section of fields, and a link button.
+ * Zulip), docs/decisions/0011-notification-channels.md §7. `text` is always sent (notification
+ * and fallback text), with Block Kit `blocks`: a header, a section of fields, and a link button.
  */
 
 /** Slack's Block Kit limits (§7), counted in characters (code points). */
@@ -168,7 +168,7 @@ function inDays(seconds: number): string {
   return days === 1 ? 'in 1 day' : `in ${days} days`;
 }
 
-/** Slack's plain-text error codes (§3) that mean the hook or its channel is gone for good. */
+/** Slack's plain-text error codes (§7) that mean the hook or its channel is gone for good. */
 const DISABLE_CODES: Readonly<Record<number, readonly string[]>> = {
   400: ['no_service_id'],
   403: ['invalid_token', 'action_prohibited', 'posting_to_general_channel_denied'],
@@ -188,7 +188,7 @@ const BUG_CODES = [
 const KNOWN_CODES = new Set([...Object.values(DISABLE_CODES).flat(), ...BUG_CODES]);
 
 /**
- * §3 for chatone, by status and Slack's plain-text code: 2xx ok (Slack answers 200 `ok`;
+ * The classes of §7, by status and Slack's plain-text code: 2xx ok (Slack answers 200 `ok`;
  * Slack-compatible servers answer 200 with their own bodies); 403/404/410 disable (the listed
  * codes, and any other body: the hook, its token or its channel is gone); 400 `no_service_id`
  * disable, other 400 bug; 408, 429 (Retry-After), 5xx and 3xx retry; other 4xx bug.

@@ -10,7 +10,10 @@ import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryClass } from '../../notifier.js';
 import { type AdaptiveCard, createChatthreeNotifier, TEAMS_LIMITS, type TeamsMessage } from './chatthree.notifier.js';
 
-/** The Adaptive Cards object model (§15): the browser bundle loads in Node without a DOM for parsing. */
+/**
+ * The Adaptive Cards object model (docs/decisions/0011-notification-channels.md §15): the browser bundle loads
+ * in Node without a DOM for parsing.
+ */
 const AC = createRequire(import.meta.url)('adaptivecards/dist/adaptivecards.js') as typeof import('adaptivecards');
 
 // ---- events -----------------------------------------------------------------------------
@@ -363,7 +366,7 @@ describe('chatthree notifier: cards', () => {
   });
 });
 
-describe('chatthree notifier: classification (§3, Logic Apps behaviour)', () => {
+describe('chatthree notifier: classification (§9, Logic Apps behaviour)', () => {
   const NOW = T0 * 1000;
   const modes: { mode: string; answer: Answer; class: DeliveryClass; status: number; retryAfterMs?: number }[] = [
     { mode: '202 empty', answer: accepted, class: 'ok', status: 202 },

@@ -7,8 +7,8 @@ import { headline, humanDuration, isoUtc, oneLine, truncate } from '../../text.j
 
 /**
  * `chatthree`: a Microsoft Teams Workflows webhook ("When a Teams webhook request is received")
- * carrying one Adaptive Card 1.4 (notification-channels §9). Workflows answer 202 and post
- * later, so there is no message id and a broken card is invisible here: the card must be right.
+ * carrying one Adaptive Card 1.4 (docs/decisions/0011-notification-channels.md §9). Workflows answer 202
+ * and post later, so there is no message id and a broken card is invisible here: the card must be right.
  */
 
 export const TEAMS_LIMITS = {
@@ -177,7 +177,7 @@ export function teamsBody(event: NotificationEvent): string {
 }
 
 /**
- * §3 for chatthree (Logic Apps behaviour): 2xx ok (202); 408, 429 (Retry-After), 5xx and 3xx
+ * The classes of §9 (Logic Apps behaviour): 2xx ok (202); 408, 429 (Retry-After), 5xx and 3xx
  * retry; 401, 403, 404 disable (flow deleted or turned off, signature revoked); 400, 413 and
  * any other 4xx bug.
  */

@@ -62,7 +62,10 @@ function eventOf(type: NotificationEvent['event'], overrides: Partial<Notificati
 const HOOK_PATH = '/api/webhooks/1234567890/s3cr3tWebhookToken';
 
 const text = (max: number, min = 1) => ({ type: 'string', minLength: min, maxLength: max });
-/** Execute Webhook as Discord checks it (§8); Ajv counts string lengths in code points. */
+/**
+ * Execute Webhook as Discord checks it (docs/decisions/0011-notification-channels.md §8); Ajv counts string
+ * lengths in code points.
+ */
 const validateMessage = new Ajv({ allErrors: true }).compile({
   type: 'object',
   additionalProperties: false,
@@ -318,7 +321,7 @@ describe('chattwo notifier: messages', () => {
   });
 });
 
-describe('chattwo notifier: classification (§3)', () => {
+describe('chattwo notifier: classification (§8)', () => {
   const modes: {
     mode: string;
     answer: Answer;

@@ -6,10 +6,10 @@ import type { DeliveryOutcome, Notifier } from '../../notifier.js';
 import { escapeMarkdown, headline, humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
 
 /**
- * `chattwo`: a Discord webhook (notification-channels §8). One message with a short `content`
- * line and one embed; `allowed_mentions: {parse: []}` always, so a monitor named `@everyone`
- * pings nobody. Posted with `?wait=true`: Discord answers 200 with the message, whose id is
- * kept as `ref` for an optional later edit.
+ * `chattwo`: a Discord webhook (docs/decisions/0011-notification-channels.md §8). One message
+ * with a short `content` line and one embed; `allowed_mentions: {parse: []}` always, so a
+ * monitor named `@everyone` pings nobody. Posted with `?wait=true`: Discord answers 200 with the
+ * message, whose id is kept as `ref` for an optional later edit.
  */
 
 /** Discord's message and embed limits (§8), in characters (code points). */
@@ -192,7 +192,7 @@ function parseJson(body: string): Record<string, unknown> | null {
 }
 
 /**
- * §3 for chattwo: 2xx ok (200 with the message for `wait=true`, its id kept as `ref`; 204);
+ * The classes of §8: 2xx ok (200 with the message for `wait=true`, its id kept as `ref`; 204);
  * 429 retry with the body's `retry_after` (float seconds), else `Retry-After`; 408, 5xx and 3xx
  * retry; 401, 403, 404 disable (dead token, lost permission, deleted webhook); 400 and any other
  * 4xx bug. The detail names Discord's numeric error code, never its message.

@@ -13,9 +13,10 @@ import type { DeliveryClass, DeliveryOutcome, Notifier } from '../../notifier.js
 import { escapeHtml, headline, humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
 
 /**
- * `email` (notification-channels §6): one pooled nodemailer transporter over Picket's SMTP relay
- * (SMTP_URL, SMTP_FROM). A DOWN mail carries a fixed Message-ID, returned as `ref`; the UP mail of
- * the same outage answers it (In-Reply-To / References), so mail clients thread the pair.
+ * `email` (docs/decisions/0011-notification-channels.md §6): one pooled nodemailer transporter
+ * over Picket's SMTP relay (SMTP_URL, SMTP_FROM). A DOWN mail carries a fixed Message-ID,
+ * returned as `ref`; the UP mail of the same outage answers it (In-Reply-To / References), so
+ * mail clients thread the pair.
  */
 
 /** Timeouts (nodemailer's defaults are 120 s, 30 s and 600 s). */
@@ -343,8 +344,8 @@ const NETWORK_REASONS: Record<string, string> = {
 const TLS_VERIFY_CODE = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 
 /**
- * One class per failed attempt (notification-channels §3, §6). The detail names the step and the
- * SMTP codes only: never the relay's text, the URL or its credentials.
+ * One class per failed attempt (docs/decisions/0011-notification-channels.md §2, §6). The detail
+ * names the step and the SMTP codes only: never the relay's text, the URL or its credentials.
  */
 export function smtpOutcome(error: unknown): DeliveryOutcome {
   const e = (typeof error === 'object' && error !== null ? error : {}) as NodemailerError & { name?: string };

@@ -4,8 +4,8 @@ import { Ajv } from 'ajv';
 import { FakeReceiver, reply, type RecordedRequest } from '../../../../../../test/support/fake-receiver.js';
 
 /**
- * A fake incident.io HTTP alert source on 127.0.0.1 (notification-channels §11, "Fake
- * receiver"): one alert source config at `/v2/alert_events/http/{id}`, checks the bearer token
+ * A fake incident.io HTTP alert source on 127.0.0.1 (docs/decisions/0011-notification-channels.md
+ * §11, §15): one alert source config at `/v2/alert_events/http/{id}`, checks the bearer token
  * (401 otherwise), refuses `?token=`, validates the alert event (required fields, the status
  * enum, one-line title, Picket's own limits since incident.io publishes none), answers 202,
  * tracks firing alerts by deduplication key, and switches to each error shape.

@@ -7,7 +7,7 @@ import type { DeliveryOutcome, Notifier } from '../../notifier.js';
 import { escapeMarkdown, humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
 
 /**
- * `incidentmgmt`: an incident.io HTTP alert source (notification-channels §11).
+ * `incidentmgmt`: an incident.io HTTP alert source (docs/decisions/0011-notification-channels.md §11).
  *
  * - monitor.down, certificate.expiring and contact.test send `status: firing` with
  *   `deduplication_key` = the event's incident key (contact.test: `test-<event id>`, left for
@@ -83,7 +83,7 @@ export function incidentIoPlan(details: ChannelDetails['incidentmgmt'], event: N
 
 /**
  * 2xx ok; 429 → retry at `rate_limit.retry_after` (body, HTTP-date) or Retry-After; 5xx → retry;
- * 401, 403, 404 → disable (token or alert source gone); 400, 422 → bug; the rest per §3.
+ * 401, 403, 404 → disable (token or alert source gone); 400, 422 → bug; the rest by the default of §2.
  */
 export function classifyIncidentIo(response: HttpResponse, now: number, status: string): DeliveryOutcome {
   const code = response.status;

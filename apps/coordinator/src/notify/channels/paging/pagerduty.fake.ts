@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import { FakeReceiver, reply, type RecordedRequest } from '../../../../../../test/support/fake-receiver.js';
 
 /**
- * A fake PagerDuty Events API v2 on 127.0.0.1 (notification-channels §10, "Fake receiver"):
+ * A fake PagerDuty Events API v2 on 127.0.0.1 (docs/decisions/0011-notification-channels.md §10, §15):
  * checks every request as PagerDuty would (path, method, no auth header, JSON, the event
  * schema with the 32/255/1024 rules, 512 KB), answers 202 echoing `dedup_key`, tracks open
  * alerts by key, and switches to each error shape PagerDuty has.

@@ -7,7 +7,7 @@ import type { DeliveryOutcome, Notifier } from '../../notifier.js';
 import { humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
 
 /**
- * `paging`: PagerDuty Events API v2 (notification-channels §10).
+ * `paging`: PagerDuty Events API v2 (docs/decisions/0011-notification-channels.md §10).
  *
  * - monitor.down, certificate.expiring and contact.test send `event_action: trigger` with
  *   `dedup_key` = the event's incident key; a retried trigger only adds to the open alert.
@@ -111,7 +111,7 @@ export function pagerDutyPlan(details: ChannelDetails['paging'], event: Notifica
 
 /**
  * 202 ok; 400 whose `errors` name the routing key → disable (the integration key is dead);
- * any other 400 → bug; 429 → retry, at least 30 s later; 5xx → retry; the rest per §3.
+ * any other 400 → bug; 429 → retry, at least 30 s later; 5xx → retry; the rest by the default of §2.
  */
 export function classifyPagerDuty(response: HttpResponse, now: number, action: string): DeliveryOutcome {
   const { status } = response;

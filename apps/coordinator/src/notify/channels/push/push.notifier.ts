@@ -8,10 +8,10 @@ import type { DeliveryClass, DeliveryOutcome, Notifier } from '../../notifier.js
 import { headline, humanDuration, oneLine, truncate } from '../../text.js';
 
 /**
- * `push` (notification-channels §14): Web Push with VAPID. `web-push` builds the request (aes128gcm
- * encryption, the VAPID JWT, TTL / Urgency / Topic headers) without sending it; the request goes
- * out through the notifiers' HttpSender, so it gets the same timeout, abort signal, no-redirect
- * rule, trusted CAs and egress guard as every other channel.
+ * `push` (docs/decisions/0011-notification-channels.md §14): Web Push with VAPID. `web-push`
+ * builds the request (aes128gcm encryption, the VAPID JWT, TTL / Urgency / Topic headers) without
+ * sending it; the request goes out through the notifiers' HttpSender, so it gets the same timeout,
+ * abort signal, no-redirect rule, trusted CAs and egress guard as every other channel.
  */
 
 /** Encrypted body ≤ 4096 bytes; aes128gcm adds 103, so the plaintext must stay within 3993. */
@@ -97,7 +97,7 @@ function fitPayload(payload: PushPayload): string {
   }
 }
 
-/** The class of a push service's answer (§3): 404/410 gone, 401/403 VAPID, 400/413 our body. */
+/** The class of a push service's answer (§14): 404/410 gone, 401/403 VAPID, 400/413 our body. */
 export function pushClass(status: number): DeliveryClass {
   if (status === 404 || status === 410) return 'disable';
   if (status === 401 || status === 403) return 'config';

@@ -7,7 +7,10 @@ export interface VapidKeyPair {
   privateKey: string;
 }
 
-/** A new VAPID key pair (P-256) for this deployment, created once and stored (notification-channels §14). */
+/**
+ * A new VAPID key pair (P-256) for this deployment, created once and stored
+ * (docs/decisions/0011-notification-channels.md §14).
+ */
 export function generateVapidKeys(): VapidKeyPair {
   const { publicKey, privateKey } = webpush.generateVAPIDKeys();
   return { publicKey, privateKey };

@@ -7,7 +7,7 @@ import type { DeliveryOutcome, Notifier, NotifierContext } from '../../notifier.
 import { humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
 
 /**
- * `ticketing`: Zendesk Tickets API (notification-channels §13).
+ * `ticketing`: Zendesk Tickets API (docs/decisions/0011-notification-channels.md §13).
  *
  * - monitor.down, certificate.expiring and contact.test create a ticket
  *   (`POST /api/v2/tickets`, `Idempotency-Key: <incident key>-open`, so a retried create

@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import { FakeReceiver, reply, type RecordedRequest } from '../../../../../../test/support/fake-receiver.js';
 
 /**
- * A fake Zendesk Tickets API on 127.0.0.1 (notification-channels §13, "Fake receiver"):
+ * A fake Zendesk Tickets API on 127.0.0.1 (docs/decisions/0011-notification-channels.md §13, §15):
  * decodes Basic auth and accepts only `{email}/token:{api_token}` (401 otherwise, password
  * auth included), wants JSON in and out, validates ticket creates and updates, answers 201
  * with an incrementing id and a Location, honours `Idempotency-Key` (same key and body →

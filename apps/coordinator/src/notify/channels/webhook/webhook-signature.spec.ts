@@ -4,7 +4,7 @@ import { sampleEvent } from '../../../../../../test/support/notify-kit.js';
 import { signWebhook, WebhookSecretError, webhookSecretKey } from './webhook-signature.js';
 import { webhookBody, webhookId } from './webhook.notifier.js';
 
-// notification-channels §5, example and test vector.
+// docs/decisions/0011-notification-channels.md §5, "Test vector".
 const VECTOR = {
   secret: 'whsec_cGlja2V0LWV4YW1wbGUtc2lnbmluZy1zZWNyZXQtMzI=',
   id: 'msg_6650a1f0c2e4b0a1b2c3d4e7',
@@ -16,7 +16,7 @@ const VECTOR = {
   signature: 'v1,tB6jgK7M0khv0LJXXjycTbXhq15RtuFRBRl7OEBUGEY=',
 };
 
-/** The event of the §5 example, built field by field from the values the reference gives. */
+/** The event of the §5 test vector, built field by field from its values. */
 function vectorEvent() {
   return sampleEvent({
     id: '6650a1f0c2e4b0a1b2c3d4e7',

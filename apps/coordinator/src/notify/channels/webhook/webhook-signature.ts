@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * Standard Webhooks 1.0 signing (notification-channels §5):
+ * Standard Webhooks 1.0 signing (docs/decisions/0011-notification-channels.md §5):
  * `v1,` + base64(HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")), where the key
  * is the base64-decoded part of the secret after `whsec_`.
  */

@@ -102,7 +102,10 @@ const validateContract = new Ajv({ allErrors: true }).compile({
   ],
 });
 
-/** What a Standard Webhooks receiver checks; `signed` paths verify with SECRET. */
+/**
+ * What a Standard Webhooks receiver checks (docs/decisions/0011-notification-channels.md §5); `signed` paths
+ * verify with SECRET.
+ */
 function problemsOf(request: RecordedRequest): string[] {
   const problems: string[] = [];
   if (request.method !== 'POST') problems.push(`method ${request.method}`);
@@ -334,7 +337,7 @@ describe('webhook notifier: the happy path', () => {
   });
 });
 
-describe('webhook notifier: classification (§3: 2xx ok, 410 disable, 413 bug, everything else retry)', () => {
+describe('webhook notifier: classification (§5: 2xx ok, 410 disable, 413 bug, everything else retry)', () => {
   const NOW = T0 * 1000;
   const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const modes: {

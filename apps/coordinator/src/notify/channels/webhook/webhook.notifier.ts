@@ -8,7 +8,7 @@ import { signWebhook, WebhookSecretError } from './webhook-signature.js';
 
 /**
  * `webhook`: Picket's own JSON contract, signed with Standard Webhooks when the contact has a
- * secret (notification-channels §5).
+ * secret (docs/decisions/0011-notification-channels.md §5).
  */
 
 export const WEBHOOK_LIMITS = {
@@ -82,7 +82,7 @@ function cutStrings(value: unknown, max: number): unknown {
   return value;
 }
 
-/** §3 for webhooks: 2xx ok; 410 disable; 413 bug; everything else (3xx, 408, 429, 5xx, other 4xx) retry. */
+/** The classes of §5: 2xx ok; 410 disable; 413 bug; everything else (3xx, 408, 429, 5xx, other 4xx) retry. */
 export function classifyWebhook(response: HttpResponse, now: number): DeliveryOutcome {
   const { status } = response;
   if (status >= 200 && status < 300) return httpOutcome('ok', response, now);
