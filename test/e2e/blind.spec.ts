@@ -9,6 +9,7 @@ import { describeWithNats } from '../support/nats.js';
 import { startTestAgent, type RunningProcess } from '../support/processes.js';
 import { SwitchableTarget } from '../support/target.js';
 import { waitFor } from '../support/wait.js';
+import { createMonitor, createWebhookContact } from '../support/monitor-fixtures.js';
 
 /**
  * Truth when Picket cannot see (docs/decisions/0001-truth-when-blind.md), in NATS mode with a
@@ -70,24 +71,19 @@ suite('monitors Picket cannot see', () => {
       env: { CHECKS_ENABLED: 'true', NATS_URL: nats.url, NATS_SUBJECT_PREFIX: prefix, LOG_LEVEL: 'debug' },
     });
     api = (await c.newAccount('blind')).client;
-    const contact = await api.post('/api/contacts', {
-      name: 'hook',
-      channel: 'webhook',
-      details: { url: `${hooks.baseUrl}/hook` },
-    });
-    const monitor = async (name: string, region: string) => {
-      const created = await api.post('/api/monitors', {
-        name,
-        settings: { https: { url: target.url } },
-        regions: [region],
-        check_interval: INTERVAL,
-        timeout: 5,
-        fail_threshold: 2,
-        contacts: [contact.body.contact.id as string],
-      });
-      expect(created.status).toBe(201);
-      return created.body.data.id as string;
-    };
+    const contact = await createWebhookContact(api, `${hooks.baseUrl}/hook`);
+    const monitor = async (name: string, region: string) =>
+      (
+        await createMonitor(api, {
+          name,
+          settings: { https: { url: target.url } },
+          regions: [region],
+          check_interval: INTERVAL,
+          timeout: 5,
+          fail_threshold: 2,
+          contacts: [contact],
+        })
+      ).id as string;
     seen = await monitor('seen', 'eu-west-1');
     blind = await monitor('blind', 'sa-east-1');
     const page = await api.post('/api/status_pages', { name: 'Status', monitors: [seen, blind] });
@@ -108,9 +104,7 @@ suite('monitors Picket cannot see', () => {
     'a region without agents: unknown within 3 intervals, no notification, "No data", up again silently',
     async () => {
       await expectStatus(seen, 'up', ['pending'], 120_000); // the agent process may still be starting
-      const created = Date.now();
       await expectStatus(blind, 'unknown', ['pending'], (3 * INTERVAL + 15) * 1000);
-      expect(Date.now() - created).toBeLessThanOrEqual((3 * INTERVAL + 15) * 1000);
       expect((await statusOf(blind)).last_checked_at).toBeNull();
 
       const text = await metrics();
@@ -147,9 +141,7 @@ suite('monitors Picket cannot see', () => {
     'NATS cut mid-run: every monitor unknown, never up or down, nobody told; back to up when it returns',
     async () => {
       await nats.stop();
-      const cutAt = Date.now();
       for (const id of [seen, blind]) await expectStatus(id, 'unknown', ['up'], (3 * INTERVAL + 20) * 1000);
-      expect(Date.now() - cutAt).toBeLessThanOrEqual((3 * INTERVAL + 20) * 1000);
       const ready = await fetch(`${c.baseUrl}/readyz`);
       expect(ready.status).toBe(503);
       expect(((await ready.json()) as { failing: string[] }).failing).toContain('nats');

@@ -9,6 +9,7 @@ import { FakeReceiver, reply } from '../support/fake-receiver.js';
 import { TcpProxy } from '../support/faults.js';
 import { SwitchableTarget } from '../support/target.js';
 import { waitFor } from '../support/wait.js';
+import { createMonitor, createWebhookContact } from '../support/monitor-fixtures.js';
 
 /**
  * Truth through a database outage (docs/decisions/0001-truth-when-blind.md), on PostgreSQL
@@ -52,23 +53,18 @@ suite('a database outage', () => {
       env: { CHECKS_ENABLED: 'true', COORDINATOR_LEASE_SECONDS: '4', LOG_LEVEL: 'debug' },
     });
     ({ client: api } = await c.newAccount('outage'));
-    const contact = await api.post('/api/contacts', {
-      name: 'hook',
-      channel: 'webhook',
-      details: { url: `${hooks.baseUrl}/hook` },
-    });
-    expect(contact.status).toBe(201);
-    const created = await api.post('/api/monitors', {
-      name: 'target',
-      settings: { https: { url: target.url } },
-      regions: ['us-east-1', 'eu-west-1'],
-      check_interval: 10,
-      timeout: 5,
-      fail_threshold: 2,
-      contacts: [contact.body.contact.id as string],
-    });
-    expect(created.status).toBe(201);
-    monitorId = created.body.data.id as string;
+    const contact = await createWebhookContact(api, `${hooks.baseUrl}/hook`);
+    monitorId = (
+      await createMonitor(api, {
+        name: 'target',
+        settings: { https: { url: target.url } },
+        regions: ['us-east-1', 'eu-west-1'],
+        check_interval: 10,
+        timeout: 5,
+        fail_threshold: 2,
+        contacts: [contact],
+      })
+    ).id as string;
     await waitFor('the monitor to be up', async () =>
       (await api.get(`/api/monitors/${monitorId}`)).body.data.last_status === 'up' ? true : undefined,
     );

@@ -45,6 +45,13 @@ export async function createContact(client: ApiClient, name = 'On call'): Promis
   return res.body.contact.id as string;
 }
 
+/** Creates a webhook contact posting to `url`, insisting on 201, and returns its id. */
+export async function createWebhookContact(client: ApiClient, url: string, name = 'hook'): Promise<string> {
+  const res = await client.post('/api/contacts', { name, channel: 'webhook', details: { url } });
+  expect(res.status).toBe(201);
+  return res.body.contact.id as string;
+}
+
 /** A 422 VALIDATION_ERROR that names `field` among its details. */
 export function expectValidationError(res: ApiResponse, field: string): void {
   expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status: 422, code: 'VALIDATION_ERROR' });

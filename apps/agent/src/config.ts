@@ -2,12 +2,10 @@ import { Expose, Transform } from 'class-transformer';
 import { ArrayMinSize, IsIn, IsInt, IsIP, IsString, Matches, Max, Min } from 'class-validator';
 import { hostname } from 'node:os';
 import { DEFAULT_SUBJECT_PREFIX, REGION_IDS, SUBJECT_PREFIX_PATTERN, type RegionId } from '#contracts';
-import { commaList, EgressEnv, loadEnv } from '#runtime';
+import { commaList, digitsToInt, loadEnv, NatsEnv } from '#runtime';
 
-const digitsToInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
 /** The agent's configuration, validated once at boot. */
-export class AgentConfig extends EgressEnv {
+export class AgentConfig extends NatsEnv {
   /** Regions this agent serves (comma-separated). */
   @Expose()
   @Transform(commaList)
@@ -34,17 +32,6 @@ export class AgentConfig extends EgressEnv {
   @Expose()
   @Matches(SUBJECT_PREFIX_PATTERN, { message: 'must be dot-separated tokens of letters, digits, _ and -' })
   NATS_SUBJECT_PREFIX = DEFAULT_SUBJECT_PREFIX;
-
-  /**
-   * Seconds to keep trying the first NATS connection before the agent exits with a message;
-   * 0 (the default) keeps trying for ever. Meanwhile /healthz answers and /readyz says not ready.
-   */
-  @Expose()
-  @Transform(digitsToInt)
-  @IsInt({ message: 'must be a whole number of seconds' })
-  @Min(0)
-  @Max(86_400)
-  NATS_CONNECT_TIMEOUT_SECONDS = 0;
 
   /** Checks this agent runs at once; more are answered UNKNOWN ("at capacity"). */
   @Expose()

@@ -22,7 +22,7 @@ export class HealthController {
   @Get('readyz')
   @Header('cache-control', 'no-store')
   ready(@Res({ passthrough: true }) reply: FastifyReply) {
-    const answer = agentReadiness(this.runtime.link, this.runtime.shuttingDown);
+    const answer = agentReadiness(this.runtime.link.problemNow, this.runtime.shuttingDown);
     void reply.status(answer.httpStatus);
     return answer.body;
   }

@@ -1,23 +1,13 @@
-import { summarize, type NatsLinkState, type ReadinessAnswer } from '#runtime';
-
-/** How the agent's NATS link is doing, as readiness reads it. */
-export interface LinkView {
-  readonly connected: boolean;
-  readonly state: NatsLinkState;
-  readonly lastError: string | null;
-}
+import { summarize, type ReadinessAnswer } from '#runtime';
 
 /**
  * The answer of the agent's `GET /readyz`, pure: ready (200) only while NATS is connected (probe
  * work can reach the agent and its replies can leave) and the agent is not shutting down.
+ * `natsProblem` is the link's `problemNow` (null while connected).
  */
-export function agentReadiness(nats: LinkView, shuttingDown: boolean): ReadinessAnswer {
+export function agentReadiness(natsProblem: string | null, shuttingDown: boolean): ReadinessAnswer {
   return summarize([
-    {
-      name: 'nats',
-      required: true,
-      problem: nats.connected ? null : nats.lastError ? `${nats.state}: ${nats.lastError}` : nats.state,
-    },
+    { name: 'nats', required: true, problem: natsProblem },
     { name: 'shutdown', required: true, problem: shuttingDown ? 'shutting down' : null },
   ]);
 }

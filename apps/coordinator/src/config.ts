@@ -4,15 +4,12 @@ import type { SecureContextOptions } from 'node:tls';
 import { Expose, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
-import { ConfigError, EgressEnv, loadEnv } from '#runtime';
+import { ConfigError, digitsToInt, loadEnv, NatsEnv } from '#runtime';
 import { parseCheckerAddresses } from './agents/checker-addresses.js';
 import { API_KEY_PATTERN } from './auth/api-key.js';
 import { loadTlsFiles } from './tls/tls-files.js';
 import { DEFAULT_ENDPOINTS } from './notify/notifier-deps.js';
 import { parseDatabaseUrl, type DatabaseTarget } from './database/database-url.js';
-
-const digitsToInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -21,7 +18,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * The coordinator's configuration: environment variables, read and validated once at boot
  * (ARCHITECTURE habit 5). Nothing else reads process.env.
  */
-export class CoordinatorConfig extends EgressEnv {
+export class CoordinatorConfig extends NatsEnv {
   /** `sqlite:<path>` (embedded default) or `postgres://user@host:port/db`. */
   @Expose()
   @Matches(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, { message: 'must be sqlite:<path> or postgres://…' })
@@ -72,17 +69,6 @@ export class CoordinatorConfig extends EgressEnv {
   @Expose()
   @Matches(SUBJECT_PREFIX_PATTERN, { message: 'must be dot-separated tokens of letters, digits, _ and -' })
   NATS_SUBJECT_PREFIX = DEFAULT_SUBJECT_PREFIX;
-
-  /**
-   * Seconds to keep trying the first NATS connection before the process exits with a message;
-   * 0 (the default) keeps trying for ever. Meanwhile /healthz answers and /readyz says not ready.
-   */
-  @Expose()
-  @Transform(digitsToInt)
-  @IsInt({ message: 'must be a whole number of seconds' })
-  @Min(0)
-  @Max(86_400)
-  NATS_CONNECT_TIMEOUT_SECONDS = 0;
 
   /** `false` stops scheduling checks (the API keeps working): maintenance, tests. */
   @Expose()

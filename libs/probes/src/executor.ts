@@ -1,5 +1,5 @@
 import { unknownResult, type ProbeRequest, type ProbeResult } from '#contracts';
-import type { Clock } from '#runtime';
+import { within, type Clock } from '#runtime';
 import type { ProberTable } from './prober.js';
 import { runProbe } from './run-probe.js';
 
@@ -67,14 +67,9 @@ export class ProbeExecutor {
     this.draining = true;
     if (this.running === 0) return;
     const idle = new Promise<void>((resolve) => this.idle.push(resolve));
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), graceMs);
-    });
-    if ((await Promise.race([idle, grace])) === 'timeout') {
+    if ((await within(idle, graceMs, 'timeout')) === 'timeout') {
       this.shutdown.abort(new Error('agent stopping'));
       await idle;
     }
-    clearTimeout(timer);
   }
 }

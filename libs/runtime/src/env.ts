@@ -45,3 +45,7 @@ export const commaList = ({ value }: { value: unknown }): unknown =>
         .map((s) => s.trim())
         .filter((s) => s !== '')
     : value;
+
+/** A whole number written as digits (at most 9) becomes a number; anything else is left for the validator to refuse. */
+export const digitsToInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;

@@ -8,5 +8,7 @@ export * from './nats.js';
 export * from './network.js';
 export * from './egress.js';
 export * from './egress-env.js';
+export * from './nats-env.js';
 export * from './abort.js';
 export * from './readiness.js';
+export * from './within.js';

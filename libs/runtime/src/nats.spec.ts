@@ -89,6 +89,7 @@ if (!binary) process.stderr.write('[picket tests] SKIPPING the NatsLink tests: n
     );
     expect(lines.matching(/not reachable/)[1]).toMatch(/ECONNREFUSED\); next attempt in 1 s$/);
     expect(l.lastError).toBe('connection refused (ECONNREFUSED)');
+    expect(l.problemNow).toBe('connecting: connection refused (ECONNREFUSED)');
     expect(lines.all.join('\n')).not.toContain('hunter2');
 
     await nats.start(); // a server without authentication accepts the credentials
@@ -98,6 +99,7 @@ if (!binary) process.stderr.write('[picket tests] SKIPPING the NatsLink tests: n
       connected: true,
       lastError: null,
     });
+    expect(l.problemNow).toBeNull();
     expect(l.connection).toBe(nc);
     expect(connectedAt).toEqual([`127.0.0.1:${nats.port}`]);
     expect(lines.all.at(-1)).toBe(`log: connected to NATS 127.0.0.1:${nats.port}`);
@@ -127,6 +129,7 @@ if (!binary) process.stderr.write('[picket tests] SKIPPING the NatsLink tests: n
       state: 'reconnecting',
       lastError: `connection to 127.0.0.1:${nats.port} lost`,
     });
+    expect(l.problemNow).toBe(`reconnecting: connection to 127.0.0.1:${nats.port} lost`);
     expect(lines.all).toContain(`warn: NATS connection lost (127.0.0.1:${nats.port}); reconnecting`);
 
     await nats.start();

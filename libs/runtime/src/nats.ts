@@ -5,6 +5,7 @@ import {
   type Status,
   type Subscription,
 } from '@nats-io/transport-node';
+import { within } from './within.js';
 
 export type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 
@@ -42,19 +43,18 @@ const DRAIN_BOUND_MS = 5000;
 
 /**
  * Connects to NATS and keeps reconnecting for ever (the first connection included), logging
- * each disconnect and reconnect. Blocks until connected: for tests and tools that need a
- * connection before they can do anything. The apps use NatsLink, which never blocks.
+ * each failure, disconnect and reconnect. Blocks until connected: for tests and tools that need
+ * a connection before they can do anything. The apps use NatsLink itself, which never blocks.
  */
-export async function connectNats(servers: string, name: string, logger: NatsLogger): Promise<NatsConnection> {
-  const nc = await connect({ ...serverOptions(servers), name, waitOnFirstConnect: true, ...CLIENT_OPTIONS });
-  logger.log(`connected to NATS ${nc.getServer()}`);
-  void (async () => {
-    for await (const status of nc.status()) {
-      if (status.type === 'disconnect') logger.warn(`NATS connection lost (${status.server}); reconnecting`);
-      else if (status.type === 'reconnect') logger.log(`NATS reconnected (${status.server})`);
-    }
-  })().catch(() => undefined);
-  return nc;
+export function connectNats(servers: string, name: string, logger: NatsLogger): Promise<NatsConnection> {
+  const link = new NatsLink(
+    servers,
+    name,
+    { ...logger, error: (m) => logger.warn(m) },
+    { connectTimeoutSeconds: 0, onGiveUp: () => undefined },
+  );
+  link.start();
+  return link.whenConnected();
 }
 
 export type NatsLinkState = 'connecting' | 'connected' | 'reconnecting' | 'closed';
@@ -114,6 +114,15 @@ export class NatsLink {
     return this.problem;
   }
 
+  /**
+   * Null while connected; otherwise what readiness reports: the state, with the last error when
+   * there is one (`connecting: connection refused (ECONNREFUSED)`).
+   */
+  get problemNow(): string | null {
+    if (this.connected) return null;
+    return this.problem ? `${this.linkState}: ${this.problem}` : this.linkState;
+  }
+
   /** The client, from the first connection on (also while it reconnects); null before. */
   get connection(): NatsConnection | null {
     return this.current;
@@ -156,7 +165,12 @@ export class NatsLink {
     this.stopConnecting();
     const nc = this.current;
     if (!nc || nc.isClosed()) return;
-    if (this.connected && !nc.isDraining()) await withinBound(nc.drain().catch(() => undefined));
+    if (this.connected && !nc.isDraining())
+      await within(
+        nc.drain().catch(() => undefined),
+        DRAIN_BOUND_MS,
+        undefined,
+      );
     if (!nc.isClosed()) await nc.close().catch(() => undefined);
   }
 
@@ -169,7 +183,7 @@ export class NatsLink {
       for (const s of subscriptions) if (!s.isClosed()) s.unsubscribe();
       return;
     }
-    await withinBound(Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined))));
+    await within(Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined))), DRAIN_BOUND_MS, undefined);
   }
 
   /** Stops connecting, or closes the connection at once (pending messages are dropped). */
@@ -218,10 +232,11 @@ export class NatsLink {
     void nc.closed().then((error) => {
       this.linkState = 'closed';
       if (error) this.problem = describeNatsError(error);
-      // The client stops reconnecting only on repeated authentication failures: say so loudly.
-      if (!this.closing) {
+      // Closed with an error and not by us: the client stops reconnecting only on repeated
+      // authentication failures, so say it loudly. A plain close() of the client is no news.
+      if (!this.closing && error) {
         this.logger.error(
-          `NATS connection closed for good${error ? ` (${this.problem})` : ''}; restart this process once NATS accepts it`,
+          `NATS connection closed for good (${this.problem}); restart this process once NATS accepts it`,
         );
       }
     });
@@ -311,13 +326,6 @@ export class NatsLink {
       this.logger.error(`NATS on-connect step failed: ${error instanceof Error ? error.stack : String(error)}`);
     }
   }
-}
-
-/** Waits for `work`, at most DRAIN_BOUND_MS. */
-async function withinBound(work: Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_BOUND_MS)));
-  await Promise.race([work, bound]).finally(() => clearTimeout(timer));
 }
 
 /** `scheme://userinfo@` at the start of one server entry (the scheme is optional, as for the client). */

@@ -33,7 +33,7 @@ export interface CheckOutcome {
   readonly status: CheckStatus;
   /** When the check was due (ms since the epoch): its place in the monitor's order. */
   readonly scheduledAt: number;
-  /** When the check ran (ms since the epoch; ProbeResult.started_at). Status changes are dated by it. */
+  /** When the coordinator received the result (ms since the epoch). Status changes are dated by it. */
   readonly checkedAt: number;
   readonly region: RegionId;
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { METRICS, type Registry } from '#runtime';
+import { METRICS, within, type Registry } from '#runtime';
 import { METRICS_REGISTRY } from '../core.module.js';
 import { DATA_SOURCE } from '../database/database.js';
 import type { DataSource } from 'typeorm';
@@ -71,15 +71,11 @@ export class DatabaseProbe implements OnApplicationBootstrap {
   }
 
   private async roundTrip(): Promise<ProbeOutcome> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve(`no answer within ${DATABASE_PROBE_TIMEOUT_MS} ms`), DATABASE_PROBE_TIMEOUT_MS);
-    });
     const query = this.dataSource.query('SELECT 1').then(
       () => null,
       (error: unknown) => `unreachable: ${describe(error)}`,
     );
-    const problem = await Promise.race([query, timeout]).finally(() => clearTimeout(timer));
+    const problem = await within(query, DATABASE_PROBE_TIMEOUT_MS, `no answer within ${DATABASE_PROBE_TIMEOUT_MS} ms`);
     this.last = { at: Date.now(), problem };
     return this.last;
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { In, LessThanOrEqual, type EntityManager } from 'typeorm';
-import { CLOCK, newObjectId, scopedAbort, type Clock } from '#runtime';
+import { CLOCK, newObjectId, scopedAbort, within, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import type { Channel, ChannelDetails } from '../contacts/channels.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
@@ -74,8 +74,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     clearTimeout(this.timer);
     const running = this.running;
     if (running) {
-      const grace = new Promise((resolve) => setTimeout(resolve, NOTIFY_TIMEOUT_MS).unref());
-      await Promise.race([running, grace]);
+      await within(running, NOTIFY_TIMEOUT_MS, undefined);
       this.shutdown.abort(new Error('coordinator stopping'));
     }
     const closing = Object.values(this.notifiers).map((n: Notifier<Channel>) => n.close?.() ?? Promise.resolve());

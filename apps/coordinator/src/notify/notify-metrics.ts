@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge } from 'prom-client';
-import { counter, METRICS, type Registry } from '#runtime';
+import { counter, METRICS, within, type Registry } from '#runtime';
 import { METRICS_REGISTRY } from '../core.module.js';
 import type { DeliveryClass } from './notifier.js';
 
@@ -49,9 +49,7 @@ export class NotifyMetrics {
         .finally(() => {
           reading = null;
         });
-      let timer: NodeJS.Timeout | undefined;
-      const wait = new Promise<void>((resolve) => (timer = setTimeout(resolve, OUTBOX_READ_WAIT_MS)));
-      await Promise.race([reading, wait]).finally(() => clearTimeout(timer));
+      await within(reading, OUTBOX_READ_WAIT_MS, undefined);
       return last;
     };
     new Gauge({

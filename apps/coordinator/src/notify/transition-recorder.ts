@@ -1,4 +1,5 @@
 import { Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { within } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import { isDependencyOutage } from '../http/error.filter.js';
 import { LeaseLostError, OutboxService, type TransitionInput } from './outbox.service.js';
@@ -78,8 +79,7 @@ export class TransitionRecorder implements BeforeApplicationShutdown {
   /** At shutdown: waits a little for held changes (the database may be back); what is still held is lost, and logged. */
   async beforeApplicationShutdown(): Promise<void> {
     if (this.pending === 0) return;
-    const grace = new Promise((resolve) => setTimeout(resolve, this.ports.stopGraceMs ?? 5000).unref());
-    await Promise.race([this.idle(), grace]);
+    await within(this.idle(), this.ports.stopGraceMs ?? 5000, undefined);
     if (this.pending > 0) {
       this.logger.error(`${this.pending} held status changes are lost: the database did not answer before the stop`);
     }

@@ -68,16 +68,24 @@ export class CoordinatorMetrics {
     probesInFlightGauge(this.registry, read);
   }
 
+  /**
+   * `picket_monitors{status}` and `picket_monitors_stale` (the `unknown` ones) from one read per
+   * scrape: the registry collects gauges in registration order, so the second reports what the
+   * first just counted instead of walking every monitor again.
+   */
   trackMonitors(read: () => Record<string, number>): void {
+    let counts: Record<string, number> = {};
     new Gauge({
       name: METRICS.monitorsByStatus.name,
       help: METRICS.monitorsByStatus.help,
       labelNames: [...METRICS.monitorsByStatus.labelNames],
       registers: [this.registry],
       collect() {
-        for (const [status, n] of Object.entries(read())) this.set({ status }, n);
+        counts = read();
+        for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
       },
     });
+    this.plainGauge(METRICS.monitorsStale, () => counts.unknown ?? 0);
   }
 
   /** A decided result that arrived after a newer check of its monitor had been applied. */
@@ -88,10 +96,6 @@ export class CoordinatorMetrics {
   /** Results or status changes dropped because the outage buffer was full. */
   recordOutageDrop(kind: 'results' | 'transitions', count: number): void {
     this.outageDropped.inc({ kind }, count);
-  }
-
-  trackStale(read: () => number): void {
-    this.plainGauge(METRICS.monitorsStale, read);
   }
 
   trackTransitionsPending(read: () => number): void {

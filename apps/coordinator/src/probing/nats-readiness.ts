@@ -21,7 +21,7 @@ export class NatsReadiness {
     readiness.register({
       name: 'nats',
       required: true,
-      problem: () => (link.connected ? null : link.lastError ? `${link.state}: ${link.lastError}` : link.state),
+      problem: () => link.problemNow,
     });
   }
 }

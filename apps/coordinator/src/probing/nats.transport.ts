@@ -6,17 +6,10 @@ import {
   unknownResult,
   type ProbeRequest,
   type ProbeResult,
-  type RegionId,
 } from '#contracts';
 import type { Clock, NatsLink } from '#runtime';
 import { checkInput } from '#validation';
 import { REPLY_GRACE_MS, type ProbeTransport, type TransportFailure } from './probe-transport.js';
-
-/** Where the transport tells the operator that a region lost (or regained) all its agents. */
-export interface RegionLog {
-  warn(message: string): void;
-  log(message: string): void;
-}
 
 /** The agent id on UNKNOWN results the coordinator itself produces. */
 export const COORDINATOR_AGENT_ID = 'coordinator';
@@ -47,15 +40,12 @@ export class NatsTransport implements ProbeTransport {
   readonly kind = 'nats' as const;
 
   private readonly subjects: Subjects;
-  /** Regions whose last request found no agent at all (told to the operator once, until one answers). */
-  private readonly unserved = new Set<RegionId>();
 
   constructor(
     private readonly link: NatsLink,
     subjectPrefix: string,
     private readonly clock: Clock,
     private readonly onFailure: (failure: TransportFailure, request: ProbeRequest) => void = () => undefined,
-    private readonly log: RegionLog = { warn: () => undefined, log: () => undefined },
   ) {
     this.subjects = subjectsFor(subjectPrefix);
   }
@@ -74,28 +64,22 @@ export class NatsTransport implements ProbeTransport {
       });
       const { value } = checkInput(ProbeResultDto, JSON.parse(reply.string()));
       if (value && answers(request, value)) {
-        if (this.unserved.delete(request.region)) this.log.log(`region ${request.region} is served by an agent again`);
         return { ...value, timings: { ...value.timings } };
       }
       failure = 'invalid_reply';
     } catch (error) {
       failure = error instanceof SyntaxError ? 'invalid_reply' : failureOf(error);
     }
+    // Counted here; the operator is told once per region and change by ProbingService's region watch.
     this.onFailure(failure, request);
-    if (failure === 'no_responders' && !this.unserved.has(request.region)) {
-      this.unserved.add(request.region);
-      this.log.warn(
-        `no agent serves region ${request.region}: its checks are UNKNOWN (never DOWN) until one does ` +
-          `(metric picket_unknown_results_total{reason="no_responders"})`,
-      );
-    }
     return unknownResult(request, MESSAGES[failure](request.region), COORDINATOR_AGENT_ID, startedAt);
   }
 
-  /** Drains the link (replies in flight still arrive), then closes it. */
-  async close(): Promise<void> {
-    await this.link.drain();
-  }
+  /**
+   * Nothing of its own to close: the link is shared (heartbeats, replica notices) and drained
+   * once, last, by MonitorBus at application shutdown, after the checks in flight had their grace.
+   */
+  async close(): Promise<void> {}
 }
 
 /** A reply answers the request it names, field for field (what a stored result is keyed by). */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { checkIdOf, isDecided, type ProbeRequest, type ProbeResult, type RegionId } from '#contracts';
-import { CLOCK, type Clock } from '#runtime';
+import { CLOCK, within, type Clock } from '#runtime';
 import { PartitionManager } from '../cluster/partition-manager.js';
 import { partitionOf } from '../cluster/partitions.js';
 import { Evaluator } from '../evaluation/evaluator.js';
@@ -93,7 +93,6 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     });
     metrics.trackMonitors(() => this.countByStatus());
     metrics.trackRegionMonitors(() => Object.fromEntries(this.monitorsByRegion()));
-    metrics.trackStale(() => this.countByStatus().unknown ?? 0);
     metrics.trackResultsPending(() => results.pending);
     metrics.trackTransitionsPending(() => transitions.pending);
     metrics.trackPartitions(() => this.partitions.partitions.length);
@@ -127,8 +126,7 @@ export class ProbingService implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.regionTimer !== null) this.timers.clear(this.regionTimer);
     if (!this.transport) return;
     await this.partitions.stop();
-    const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
-    await Promise.race([Promise.allSettled([...this.inFlight]), grace]);
+    await within(Promise.allSettled([...this.inFlight]), STOP_GRACE_MS, undefined);
     await this.transport.close();
   }
 

@@ -57,19 +57,8 @@ export async function createProbeTransport(deps: TransportDeps): Promise<ProbeTr
       `checks go to regional agents over NATS (subjects ${config.NATS_SUBJECT_PREFIX}.probe.<region>)`,
       'Probing',
     );
-    return new NatsTransport(
-      nats,
-      config.NATS_SUBJECT_PREFIX,
-      clock,
-      (failure, request) => metrics.recordTransportFailure(failure, request.region),
-      {
-        warn: (m) => {
-          logger.warn(m, 'Probing');
-        },
-        log: (m) => {
-          logger.log(m, 'Probing');
-        },
-      },
+    return new NatsTransport(nats, config.NATS_SUBJECT_PREFIX, clock, (failure, request) =>
+      metrics.recordTransportFailure(failure, request.region),
     );
   }
   const pinger = await IcmpPinger.open();
