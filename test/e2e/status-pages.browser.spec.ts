@@ -102,6 +102,8 @@ function contrast(a: string, b: string): number {
   let c: RunningCoordinator;
   let api: ApiClient;
   let seeded: SeededPage;
+  /** The id of the monitor Picket cannot see ("Status feed"). */
+  let blindId: string;
   let browser: Browser;
   let port: string;
   const clock = new ManualClock(SEED_NOW_MS);
@@ -152,6 +154,7 @@ function contrast(a: string, b: string): number {
       regions: ['eu-west-1'],
     });
     if (created.status !== 201) throw new Error(`monitor not created: ${created.text}`);
+    blindId = created.body.data.id as string;
     // Created an hour before the seeded "now" (the clock itself cannot go back: rate limits run on it).
     await c.app
       .get(Database)
@@ -285,8 +288,45 @@ function contrast(a: string, b: string): number {
             ok: true,
           });
         }
+        // Screenshots for people to look at (gitignored): phone and desktop, in this colour scheme.
+        await page.screenshot({ path: `${ARTIFACTS}status-page-phone-${colorScheme}.png`, fullPage: true });
       } finally {
         await close();
+      }
+      const desktop = await open(pageUrl(), { viewport: { width: 1000, height: 900 }, colorScheme });
+      try {
+        await desktop.page.screenshot({ path: `${ARTIFACTS}status-page-${colorScheme}.png`, fullPage: true });
+      } finally {
+        await desktop.close();
+      }
+    }
+  });
+
+  it('says "Some services have no current data", not operational, when nothing is down but a monitor is unseen', async () => {
+    const created = await api.post('/api/status_pages', { name: 'Blind spot', monitors: [seeded.web.id, blindId] });
+    expect(created.status).toBe(201);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const [device, options] of [
+        ['desktop', { viewport: { width: 1000, height: 700 } }],
+        ['phone', { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }],
+      ] as const) {
+        const { page, status, close } = await open(`${c.baseUrl}/status/${created.body.data.id as string}`, {
+          ...options,
+          colorScheme,
+        });
+        try {
+          expect(status).toBe(200);
+          const banner = page.locator('[data-overall]');
+          expect(await banner.getAttribute('data-overall')).toBe('partial_data');
+          expect((await banner.textContent())?.trim()).toBe('Some services have no current data');
+          // For people to look at (gitignored).
+          await page.screenshot({
+            path: `${ARTIFACTS}status-page-no-data-${device}-${colorScheme}.png`,
+            fullPage: true,
+          });
+        } finally {
+          await close();
+        }
       }
     }
   });
