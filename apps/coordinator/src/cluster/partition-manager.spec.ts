@@ -9,7 +9,8 @@ import { migrate } from '../database/migrate.js';
 import { ManualTimers } from '../scheduling/timers.js';
 import { LeaseStore } from './lease.store.js';
 import { PartitionManager, ReplicaModeConflictError, type PartitionListener } from './partition-manager.js';
-import { PARTITION_COUNT } from './partitions.js';
+import { PartitionLeaseEntity } from './cluster.entity.js';
+import { PARTITION_COUNT, partitionOf } from './partitions.js';
 
 const LEASE_SECONDS = 4;
 const TTL_MS = LEASE_SECONDS * 1000;
@@ -248,6 +249,20 @@ describe.each(testDatabases())('partition leases on $name', (kind) => {
     await run(4 * TTL_MS); // hand-over back to a by rendezvous
     expect(a.manager.ownsMonitor(monitor)).toBe(true);
     await expect(fenceOf(a, monitor, generation)).resolves.toBe(false);
+    await expect(fenceOf(a, monitor)).resolves.toBe(true);
+  });
+
+  it('a lease that lapsed between two rounds is dropped even when the same round claims it back', async () => {
+    const a = await replica('a');
+    await start(a);
+    const monitor = monitorOf(a);
+    const generation = a.manager.generationOf(monitor); // a change decided now, not yet written
+    // Meanwhile another replica held the partition and let it go: the row names nobody now.
+    await a.dataSource.manager.update(PartitionLeaseEntity, { partition: partitionOf(monitor) }, { owner: '' });
+    await run(TTL_MS / 4 + STEP_MS); // a's next round: not renewed, free, claimed again
+    expect(a.manager.ownsMonitor(monitor)).toBe(true);
+    expect(a.manager.generationOf(monitor)).toBeGreaterThan(generation);
+    await expect(fenceOf(a, monitor, generation)).resolves.toBe(false); // the change from before is never written
     await expect(fenceOf(a, monitor)).resolves.toBe(true);
   });
 
