@@ -4,12 +4,12 @@ import { FakeReceiver } from '../../../../../../test/support/fake-receiver.js';
 import { sampleEvent, testContext, testDeps } from '../../../../../../test/support/notify-kit.js';
 import { DEFAULT_ENDPOINTS } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
-import { TEST_MONITOR_ID, type NotificationEvent } from '../../notification-event.js';
+import type { NotificationEvent } from '../../notification-event.js';
+import { INCIDENT_EVENTS, NOW } from '../notifier-test-kit.js';
 import { createAlertingNotifier } from './alerting.notifier.js';
 import { FakeOpsgenie, OPSGENIE_FAKE_RETRY_AFTER_S, type OpsgenieMode } from './opsgenie.fake.js';
 
 const API_KEY = 'f3b1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
-const NOW = Date.UTC(2026, 0, 1, 10, 0, 0);
 const TEAM = '4513b7ea-3b91-438f-b7e4-e3e54af9147c';
 
 function contact(overrides: Partial<ChannelDetails['alerting']> = {}): ChannelDetails['alerting'] {
@@ -24,38 +24,7 @@ function contact(overrides: Partial<ChannelDetails['alerting']> = {}): ChannelDe
   };
 }
 
-const down = sampleEvent();
-const up = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f0',
-  event: 'monitor.up',
-  status: 'up',
-  error: null,
-  durationSeconds: 720,
-});
-const expiring = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f1',
-  event: 'certificate.expiring',
-  status: 'up',
-  error: null,
-  incidentId: null,
-  dedupKey: '6650a1f0c2e4b0a1b2c3d4e5-cert-1768478400',
-  startedAt: null,
-  certificateExpiresAt: 1768478400,
-  severity: 'medium',
-});
-const test = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f2',
-  event: 'contact.test',
-  monitor: { id: TEST_MONITOR_ID, name: 'Picket test', settings: {}, target: '', host: '' },
-  status: 'up',
-  error: null,
-  incidentId: null,
-  dedupKey: null,
-  startedAt: null,
-  regions: [],
-  severity: 'low',
-  link: null,
-});
+const { down, up, expiring, test } = INCIDENT_EVENTS;
 
 describe('alerting notifier (Opsgenie Alert API v2)', () => {
   const us = new FakeOpsgenie(API_KEY);

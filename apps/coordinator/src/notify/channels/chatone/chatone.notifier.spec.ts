@@ -4,57 +4,11 @@ import type { ServerResponse } from 'node:http';
 import { REGION_IDS } from '#contracts';
 import { FakeReceiver, reply, type RecordedRequest } from '../../../../../../test/support/fake-receiver.js';
 import { sampleEvent, testContext, testDeps } from '../../../../../../test/support/notify-kit.js';
-import { NOTIFICATION_EVENTS, TEST_MONITOR_ID, type NotificationEvent } from '../../notification-event.js';
+import { NOTIFICATION_EVENTS, type NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryClass } from '../../notifier.js';
+import { eventOf, NOW } from '../notifier-test-kit.js';
 import { createChatoneNotifier, type SlackMessage } from './chatone.notifier.js';
-
-// ---- events -----------------------------------------------------------------------------
-
-const T0 = 1767261600;
-
-function eventOf(type: NotificationEvent['event'], overrides: Partial<NotificationEvent> = {}): NotificationEvent {
-  const base = sampleEvent();
-  switch (type) {
-    case 'monitor.down':
-      return sampleEvent(overrides);
-    case 'monitor.up':
-      return sampleEvent({
-        event: 'monitor.up',
-        timestamp: T0 + 720,
-        status: 'up',
-        error: null,
-        durationSeconds: 720,
-        regions: base.regions.map((r) => ({ ...r, status: 'up' as const, error: null })),
-        ...overrides,
-      });
-    case 'certificate.expiring':
-      return sampleEvent({
-        event: 'certificate.expiring',
-        status: 'up',
-        error: null,
-        incidentId: null,
-        dedupKey: `${base.monitor.id}-cert-${T0 + 14 * 86400}`,
-        startedAt: null,
-        certificateExpiresAt: T0 + 14 * 86400,
-        severity: 'medium',
-        ...overrides,
-      });
-    case 'contact.test':
-      return sampleEvent({
-        event: 'contact.test',
-        monitor: { id: TEST_MONITOR_ID, name: 'Test monitor', settings: {}, target: '', host: '' },
-        status: 'up',
-        error: null,
-        incidentId: null,
-        dedupKey: null,
-        startedAt: null,
-        regions: [],
-        severity: 'low',
-        ...overrides,
-      });
-  }
-}
 
 // ---- the fake Slack incoming webhook ------------------------------------------------------
 
@@ -348,7 +302,6 @@ describe('chatone notifier: messages', () => {
 });
 
 describe('chatone notifier: classification (§7, by status and Slack error code)', () => {
-  const NOW = T0 * 1000;
   const modes: { mode: string; answer: Answer; class: DeliveryClass; status: number | null; retryAfterMs?: number }[] =
     [
       { mode: '200 ok', answer: slackOk, class: 'ok', status: 200 },

@@ -1,9 +1,10 @@
 import { httpOutcome, networkOutcome } from '../../classify.js';
 import type { HttpResponse } from '../../http-sender.js';
+import { inDays, regionLines, safeTarget, utcMinute } from '../../message-parts.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
-import { escapeSlack, headline, humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
+import { escapeSlack, headline, humanDuration, oneLine, truncate } from '../../text.js';
 
 /**
  * `chatone`: a Slack incoming webhook (and the Slack-compatible ones: Mattermost, Rocket.Chat,
@@ -57,26 +58,6 @@ function mrkdwn(raw: string, max: number): string {
     used += piece.length;
   }
   return `${out}…`;
-}
-
-/** "2026-01-01 10:00 UTC". */
-function utcMinute(seconds: number): string {
-  return `${isoUtc(seconds).slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-/** The target as written, without user:password@ (a credential). */
-function safeTarget(target: string): string {
-  return oneLine(target.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1'));
-}
-
-/** "down (HTTP 503): eu-west-1, us-east-1", one line per distinct result. */
-function regionLines(event: NotificationEvent): string[] {
-  const groups = new Map<string, string[]>();
-  for (const { region, status, error } of event.regions) {
-    const key = error ? `${status} (${oneLine(error)})` : status;
-    groups.set(key, [...(groups.get(key) ?? []), region]);
-  }
-  return [...groups].map(([result, regions]) => `${result}: ${regions.join(', ')}`);
 }
 
 function field(label: string, raw: string): SlackText {
@@ -160,12 +141,6 @@ export function slackMessage(event: NotificationEvent): SlackMessage {
     });
   }
   return { text: mrkdwn(text, SLACK_LIMITS.text), blocks };
-}
-
-function inDays(seconds: number): string {
-  const days = Math.max(0, Math.round(seconds / 86_400));
-  if (days === 0) return 'today';
-  return days === 1 ? 'in 1 day' : `in ${days} days`;
 }
 
 /** Slack's plain-text error codes (§7) that mean the hook or its channel is gone for good. */

@@ -1,9 +1,10 @@
 import { httpOutcome, networkOutcome } from '../../classify.js';
 import type { HttpResponse } from '../../http-sender.js';
+import { inDays, regionLines, safeTarget, utcMinute } from '../../message-parts.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
-import { headline, humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
+import { headline, humanDuration, oneLine, truncate } from '../../text.js';
 
 /**
  * `chatthree`: a Microsoft Teams Workflows webhook ("When a Teams webhook request is received")
@@ -56,24 +57,6 @@ function cardText(raw: string): string {
     .replace(/^([-+]) /, '\\$1 ');
 }
 
-function utcMinute(seconds: number): string {
-  return `${isoUtc(seconds).slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-/** The target as written, without user:password@ (a credential). */
-function safeTarget(target: string): string {
-  return oneLine(target.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1'));
-}
-
-function regionLines(event: NotificationEvent): string[] {
-  const groups = new Map<string, string[]>();
-  for (const { region, status, error } of event.regions) {
-    const key = error ? `${status} (${oneLine(error)})` : status;
-    groups.set(key, [...(groups.get(key) ?? []), region]);
-  }
-  return [...groups].map(([result, regions]) => `${result}: ${regions.join(', ')}`);
-}
-
 function isHttpUrl(value: string | null): value is string {
   if (value === null) return false;
   try {
@@ -82,12 +65,6 @@ function isHttpUrl(value: string | null): value is string {
   } catch {
     return false;
   }
-}
-
-function inDays(seconds: number): string {
-  const days = Math.max(0, Math.round(seconds / 86_400));
-  if (days === 0) return 'today';
-  return days === 1 ? 'in 1 day' : `in ${days} days`;
 }
 
 /** The card; `compact` (regions left out, shorter cause) when the full one would be too large. */

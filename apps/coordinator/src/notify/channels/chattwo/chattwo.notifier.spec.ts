@@ -4,57 +4,11 @@ import type { ServerResponse } from 'node:http';
 import { REGION_IDS } from '#contracts';
 import { FakeReceiver, reply, type RecordedRequest } from '../../../../../../test/support/fake-receiver.js';
 import { sampleEvent, testContext, testDeps } from '../../../../../../test/support/notify-kit.js';
-import { NOTIFICATION_EVENTS, TEST_MONITOR_ID, type NotificationEvent } from '../../notification-event.js';
+import { NOTIFICATION_EVENTS, type NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryClass } from '../../notifier.js';
+import { eventOf, T0 } from '../notifier-test-kit.js';
 import { createChattwoNotifier, DISCORD_COLORS, type DiscordMessage, waitUrl } from './chattwo.notifier.js';
-
-// ---- events -----------------------------------------------------------------------------
-
-const T0 = 1767261600;
-
-function eventOf(type: NotificationEvent['event'], overrides: Partial<NotificationEvent> = {}): NotificationEvent {
-  const base = sampleEvent();
-  switch (type) {
-    case 'monitor.down':
-      return sampleEvent(overrides);
-    case 'monitor.up':
-      return sampleEvent({
-        event: 'monitor.up',
-        timestamp: T0 + 720,
-        status: 'up',
-        error: null,
-        durationSeconds: 720,
-        regions: base.regions.map((r) => ({ ...r, status: 'up' as const, error: null })),
-        ...overrides,
-      });
-    case 'certificate.expiring':
-      return sampleEvent({
-        event: 'certificate.expiring',
-        status: 'up',
-        error: null,
-        incidentId: null,
-        dedupKey: `${base.monitor.id}-cert-${T0 + 14 * 86400}`,
-        startedAt: null,
-        certificateExpiresAt: T0 + 14 * 86400,
-        severity: 'medium',
-        ...overrides,
-      });
-    case 'contact.test':
-      return sampleEvent({
-        event: 'contact.test',
-        monitor: { id: TEST_MONITOR_ID, name: 'Test monitor', settings: {}, target: '', host: '' },
-        status: 'up',
-        error: null,
-        incidentId: null,
-        dedupKey: null,
-        startedAt: null,
-        regions: [],
-        severity: 'low',
-        ...overrides,
-      });
-  }
-}
 
 // ---- the fake Discord webhook --------------------------------------------------------------
 

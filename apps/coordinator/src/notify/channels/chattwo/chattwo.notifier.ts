@@ -1,5 +1,6 @@
 import { httpOutcome, networkOutcome } from '../../classify.js';
 import type { HttpResponse } from '../../http-sender.js';
+import { inDays, regionLines, safeTarget, utcMinute } from '../../message-parts.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
@@ -71,24 +72,6 @@ function discordTime(seconds: number): string {
   return `<t:${Math.floor(seconds)}:f>`;
 }
 
-function utcDay(seconds: number): string {
-  return `${isoUtc(seconds).slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-/** The target as written, without user:password@ (a credential). */
-function safeTarget(target: string): string {
-  return oneLine(target.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1'));
-}
-
-function regionLines(event: NotificationEvent): string[] {
-  const groups = new Map<string, string[]>();
-  for (const { region, status, error } of event.regions) {
-    const key = error ? `${status} (${oneLine(error)})` : status;
-    groups.set(key, [...(groups.get(key) ?? []), region]);
-  }
-  return [...groups].map(([result, regions]) => `${result}: ${regions.join(', ')}`);
-}
-
 function isHttpUrl(value: string | null): value is string {
   if (value === null || value.length > 2048) return false;
   try {
@@ -97,12 +80,6 @@ function isHttpUrl(value: string | null): value is string {
   } catch {
     return false;
   }
-}
-
-function inDays(seconds: number): string {
-  const days = Math.max(0, Math.round(seconds / 86_400));
-  if (days === 0) return 'today';
-  return days === 1 ? 'in 1 day' : `in ${days} days`;
 }
 
 export function discordMessage(event: NotificationEvent): DiscordMessage {
@@ -145,7 +122,7 @@ export function discordMessage(event: NotificationEvent): DiscordMessage {
       description =
         expires === null
           ? 'The TLS certificate expires soon.'
-          : `The TLS certificate expires on ${utcDay(expires)} (${inDays(expires - event.timestamp)}).`;
+          : `The TLS certificate expires on ${utcMinute(expires)} (${inDays(expires - event.timestamp)}).`;
       if (expires !== null) field('Expires', discordTime(expires));
       field('Monitor status', event.status.toUpperCase());
       targetField();

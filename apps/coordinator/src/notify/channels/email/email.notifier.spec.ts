@@ -3,9 +3,10 @@ import { createServer, type AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { sampleEvent, testContext, testDeps } from '../../../../../../test/support/notify-kit.js';
 import { testPki } from '../../../../../../test/support/tls.js';
-import { TEST_MONITOR_ID, type NotificationEvent } from '../../notification-event.js';
+import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome } from '../../notifier.js';
+import { eventOf } from '../notifier-test-kit.js';
 import {
   createEmailNotifier,
   emailSubject,
@@ -141,47 +142,13 @@ function alternativeParts(raw: string): Map<string, string> {
 
 // ---- events ------------------------------------------------------------------------------
 
-const T0 = 1767261600;
 const DOWN_ID = '<inc-6650a1f0c2e4b0a1b2c3d4e6-down@picket.example.com>';
 
+/** The UP of the outage whose DOWN mail was DOWN_ID. */
 const upEvent = (overrides: Partial<NotificationEvent> = {}) =>
-  sampleEvent({
-    event: 'monitor.up',
-    timestamp: T0 + 720,
-    status: 'up',
-    error: null,
-    durationSeconds: 720,
-    regions: sampleEvent().regions.map((r) => ({ ...r, status: 'up' as const, error: null })),
-    openRef: DOWN_ID,
-    ...overrides,
-  });
-
-const certEvent = () =>
-  sampleEvent({
-    event: 'certificate.expiring',
-    status: 'up',
-    error: null,
-    incidentId: null,
-    dedupKey: `6650a1f0c2e4b0a1b2c3d4e5-cert-${T0 + 14 * 86400}`,
-    startedAt: null,
-    certificateExpiresAt: T0 + 14 * 86400,
-    severity: 'medium',
-  });
-
-const testEvent = () =>
-  sampleEvent({
-    id: '6650a1f0c2e4b0a1b2c3d4ff',
-    event: 'contact.test',
-    monitor: { id: TEST_MONITOR_ID, name: 'Test monitor', settings: {}, target: '', host: '' },
-    status: 'up',
-    error: null,
-    incidentId: null,
-    dedupKey: null,
-    startedAt: null,
-    regions: [],
-    severity: 'low',
-    link: null,
-  });
+  eventOf('monitor.up', { openRef: DOWN_ID, ...overrides });
+const certEvent = () => eventOf('certificate.expiring');
+const testEvent = () => eventOf('contact.test', { id: '6650a1f0c2e4b0a1b2c3d4ff', link: null });
 
 // ---- tests -------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import {
 } from 'nodemailer';
 import { rootCertificates } from 'node:tls';
 import type { ChannelDetails } from '../../../contacts/channels.js';
+import { safeTarget } from '../../message-parts.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryClass, DeliveryOutcome, Notifier } from '../../notifier.js';
@@ -274,7 +275,7 @@ function factRows(event: NotificationEvent): FactRow[] {
   const value = (text: string) => truncate(oneLine(text), MAX_VALUE);
   const rows: FactRow[] = [
     { label: 'Monitor', value: value(event.monitor.name) },
-    { label: 'Target', value: value(event.monitor.target) },
+    { label: 'Target', value: value(safeTarget(event.monitor.target)) },
   ];
   switch (event.event) {
     case 'monitor.down':

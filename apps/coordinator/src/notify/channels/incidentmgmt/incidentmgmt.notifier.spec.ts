@@ -3,46 +3,14 @@ import type { ChannelDetails } from '../../../contacts/channels.js';
 import { FakeReceiver } from '../../../../../../test/support/fake-receiver.js';
 import { sampleEvent, testContext, testDeps } from '../../../../../../test/support/notify-kit.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
-import { TEST_MONITOR_ID, type NotificationEvent } from '../../notification-event.js';
+import type { NotificationEvent } from '../../notification-event.js';
+import { INCIDENT_EVENTS, NOW } from '../notifier-test-kit.js';
 import { FakeIncidentIo, INCIDENTIO_FAKE_RETRY_AFTER_MS, type IncidentIoMode } from './incidentio.fake.js';
 import { createIncidentmgmtNotifier } from './incidentmgmt.notifier.js';
 
 const TOKEN = 'inc_live_5f2b9c1e7a4d4e0b8c3f6a9d2e1b7c4a';
-/** A whole second, so an HTTP-date hint converts back exactly. */
-const NOW = Date.UTC(2026, 0, 1, 10, 0, 0);
 
-const down = sampleEvent();
-const up = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f0',
-  event: 'monitor.up',
-  status: 'up',
-  error: null,
-  durationSeconds: 720,
-});
-const expiring = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f1',
-  event: 'certificate.expiring',
-  status: 'up',
-  error: null,
-  incidentId: null,
-  dedupKey: '6650a1f0c2e4b0a1b2c3d4e5-cert-1768478400',
-  startedAt: null,
-  certificateExpiresAt: 1768478400,
-  severity: 'medium',
-});
-const test = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f2',
-  event: 'contact.test',
-  monitor: { id: TEST_MONITOR_ID, name: 'Picket test', settings: {}, target: '', host: '' },
-  status: 'up',
-  error: null,
-  incidentId: null,
-  dedupKey: null,
-  startedAt: null,
-  regions: [],
-  severity: 'low',
-  link: null,
-});
+const { down, up, expiring, test } = INCIDENT_EVENTS;
 
 describe('incidentmgmt notifier (incident.io HTTP alert source)', () => {
   const fake = new FakeIncidentIo(TOKEN);

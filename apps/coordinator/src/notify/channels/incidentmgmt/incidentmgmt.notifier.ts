@@ -1,6 +1,7 @@
 import type { ChannelDetails } from '../../../contacts/channels.js';
 import { defaultClass, httpOutcome, networkOutcome, retryAfterMs } from '../../classify.js';
 import type { HttpResponse } from '../../http-sender.js';
+import { expiry, safeTarget } from '../../message-parts.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
@@ -141,7 +142,7 @@ function description(event: NotificationEvent): string {
       lines.push('This is a test alert sent from Picket. Resolve it by hand: Picket never resolves tests.');
       return lines.join('\n');
   }
-  lines.push('', `**Target:** ${md(event.monitor.target)}`);
+  lines.push('', `**Target:** ${md(safeTarget(event.monitor.target))}`);
   if (event.regions.length > 0) {
     lines.push('');
     for (const r of event.regions) {
@@ -150,15 +151,6 @@ function description(event: NotificationEvent): string {
   }
   if (event.link !== null) lines.push('', `[Open in Picket](${event.link.replace(/[()\s]/g, encodeURIComponent)})`);
   return lines.join('\n');
-}
-
-function expiry(event: NotificationEvent): string {
-  const at = event.certificateExpiresAt;
-  if (at === null) return 'expires soon';
-  const date = isoUtc(at).slice(0, 10);
-  if (at <= event.timestamp) return `expired on ${date}`;
-  const days = Math.floor((at - event.timestamp) / 86_400);
-  return `expires on ${date} (${days < 1 ? 'in less than a day' : `in ${days} day${days === 1 ? '' : 's'}`})`;
 }
 
 function metadata(event: NotificationEvent): Record<string, unknown> {

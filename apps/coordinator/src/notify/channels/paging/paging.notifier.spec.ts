@@ -4,13 +4,13 @@ import { FakeReceiver } from '../../../../../../test/support/fake-receiver.js';
 import { sampleEvent, testContext, testDeps } from '../../../../../../test/support/notify-kit.js';
 import { DEFAULT_ENDPOINTS, type NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
-import { TEST_MONITOR_ID, type NotificationEvent } from '../../notification-event.js';
+import type { NotificationEvent } from '../../notification-event.js';
+import { INCIDENT_EVENTS, NOW } from '../notifier-test-kit.js';
 import { FakePagerDuty, type PagerDutyMode } from './pagerduty.fake.js';
 import { createPagingNotifier, PAGERDUTY_MIN_BACKOFF_MS } from './paging.notifier.js';
 
 const KEY = 'R0ut1ngKeyAbcdefGhijklmnopQrstuv';
 const OTHER_KEY = 'abcdef0123456789ABCDEF0123456789';
-const NOW = Date.UTC(2026, 0, 1, 10, 0, 0);
 
 function contact(overrides: Partial<ChannelDetails['paging']> = {}): ChannelDetails['paging'] {
   return {
@@ -21,38 +21,7 @@ function contact(overrides: Partial<ChannelDetails['paging']> = {}): ChannelDeta
   };
 }
 
-const down = sampleEvent();
-const up = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f0',
-  event: 'monitor.up',
-  status: 'up',
-  error: null,
-  durationSeconds: 720,
-});
-const expiring = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f1',
-  event: 'certificate.expiring',
-  status: 'up',
-  error: null,
-  incidentId: null,
-  dedupKey: '6650a1f0c2e4b0a1b2c3d4e5-cert-1768478400',
-  startedAt: null,
-  certificateExpiresAt: 1768478400,
-  severity: 'medium',
-});
-const test = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f2',
-  event: 'contact.test',
-  monitor: { id: TEST_MONITOR_ID, name: 'Picket test', settings: {}, target: '', host: '' },
-  status: 'up',
-  error: null,
-  incidentId: null,
-  dedupKey: null,
-  startedAt: null,
-  regions: [],
-  severity: 'low',
-  link: null,
-});
+const { down, up, expiring, test } = INCIDENT_EVENTS;
 
 describe('paging notifier (PagerDuty Events API v2)', () => {
   const fake = new FakePagerDuty();

@@ -1,6 +1,7 @@
 import { DEFAULT_SEVERITY_MAPPING, DETAIL_LIMITS, type ChannelDetails } from '../../../contacts/channels.js';
 import { defaultClass, httpOutcome, networkOutcome, retryAfterMs } from '../../classify.js';
 import type { HttpResponse } from '../../http-sender.js';
+import { expiry } from '../../message-parts.js';
 import type { NotificationEvent, SeverityLevel } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
@@ -158,15 +159,6 @@ function summary(event: NotificationEvent): string {
     case 'contact.test':
       return 'Test notification from Picket: this contact receives PagerDuty alerts';
   }
-}
-
-function expiry(event: NotificationEvent): string {
-  const at = event.certificateExpiresAt;
-  if (at === null) return 'expires soon';
-  const date = isoUtc(at).slice(0, 10);
-  if (at <= event.timestamp) return `expired on ${date}`;
-  const days = Math.floor((at - event.timestamp) / 86_400);
-  return `expires on ${date} (${days < 1 ? 'in less than a day' : `in ${days} day${days === 1 ? '' : 's'}`})`;
 }
 
 function eventClass(event: NotificationEvent): string {

@@ -4,9 +4,10 @@ import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
 import { FakeReceiver, reply, type RecordedRequest } from '../../../../../../test/support/fake-receiver.js';
 import { sampleEvent, testContext, testDeps } from '../../../../../../test/support/notify-kit.js';
-import { TEST_MONITOR_ID, type NotificationEvent } from '../../notification-event.js';
+import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps, VapidKeys } from '../../notifier-deps.js';
 import type { DeliveryOutcome } from '../../notifier.js';
+import { eventOf, T0 } from '../notifier-test-kit.js';
 import { createPushNotifier, MAX_PUSH_PAYLOAD_BYTES, pushClass, pushPayload } from './push.notifier.js';
 import { generateVapidKeys } from './vapid.js';
 
@@ -69,44 +70,12 @@ function checkVapid(request: RecordedRequest, keys: VapidKeys): Record<string, u
 
 // ---- events ------------------------------------------------------------------------------
 
-const T0 = 1767261600;
 const MONITOR = '6650a1f0c2e4b0a1b2c3d4e5';
 
-const upEvent = () =>
-  sampleEvent({
-    event: 'monitor.up',
-    timestamp: T0 + 720,
-    status: 'up',
-    error: null,
-    durationSeconds: 720,
-    regions: sampleEvent().regions.map((r) => ({ ...r, status: 'up' as const, error: null })),
-  });
-
-const certEvent = () =>
-  sampleEvent({
-    event: 'certificate.expiring',
-    status: 'up',
-    error: null,
-    incidentId: null,
-    dedupKey: `${MONITOR}-cert-${T0 + 86400}`,
-    startedAt: null,
-    certificateExpiresAt: T0 + 86400,
-    severity: 'medium',
-  });
-
-const testEvent = () =>
-  sampleEvent({
-    event: 'contact.test',
-    monitor: { id: TEST_MONITOR_ID, name: 'Test monitor', settings: {}, target: '', host: '' },
-    status: 'up',
-    error: null,
-    incidentId: null,
-    dedupKey: null,
-    startedAt: null,
-    regions: [],
-    severity: 'low',
-    link: null,
-  });
+const upEvent = () => eventOf('monitor.up');
+/** A certificate that expires in one day. */
+const certEvent = () => eventOf('certificate.expiring', { certificateExpiresAt: T0 + 86400 });
+const testEvent = () => eventOf('contact.test', { link: null });
 
 // ---- tests -------------------------------------------------------------------------------
 

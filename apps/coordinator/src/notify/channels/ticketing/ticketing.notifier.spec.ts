@@ -6,14 +6,14 @@ import { sampleEvent, testContext, testDeps } from '../../../../../../test/suppo
 import { HttpSender } from '../../http-sender.js';
 import { DEFAULT_ENDPOINTS } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
-import { TEST_MONITOR_ID, type NotificationEvent } from '../../notification-event.js';
+import type { NotificationEvent } from '../../notification-event.js';
+import { INCIDENT_EVENTS, NOW } from '../notifier-test-kit.js';
 import { createTicketingNotifier, zendeskBase } from './ticketing.notifier.js';
 import { FakeZendesk, ZENDESK_FAKE_RETRY_AFTER_S, type ZendeskMode } from './zendesk.fake.js';
 
 const EMAIL = 'ops@example.com';
 const TOKEN = 'zdTok3nAbCdEfGhIjKlMnOpQrStUvWxYz0123456';
 const BASIC = Buffer.from(`${EMAIL}/token:${TOKEN}`).toString('base64');
-const NOW = Date.UTC(2026, 0, 1, 10, 0, 0);
 
 function contact(overrides: Partial<ChannelDetails['ticketing']> = {}): ChannelDetails['ticketing'] {
   return {
@@ -28,38 +28,7 @@ function contact(overrides: Partial<ChannelDetails['ticketing']> = {}): ChannelD
   };
 }
 
-const down = sampleEvent();
-const up = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f0',
-  event: 'monitor.up',
-  status: 'up',
-  error: null,
-  durationSeconds: 720,
-});
-const expiring = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f1',
-  event: 'certificate.expiring',
-  status: 'up',
-  error: null,
-  incidentId: null,
-  dedupKey: '6650a1f0c2e4b0a1b2c3d4e5-cert-1768478400',
-  startedAt: null,
-  certificateExpiresAt: 1768478400,
-  severity: 'medium',
-});
-const test = sampleEvent({
-  id: '6650a1f0c2e4b0a1b2c3d4f2',
-  event: 'contact.test',
-  monitor: { id: TEST_MONITOR_ID, name: 'Picket test', settings: {}, target: '', host: '' },
-  status: 'up',
-  error: null,
-  incidentId: null,
-  dedupKey: null,
-  startedAt: null,
-  regions: [],
-  severity: 'low',
-  link: null,
-});
+const { down, up, expiring, test } = INCIDENT_EVENTS;
 
 const outcomes: DeliveryOutcome[] = [];
 

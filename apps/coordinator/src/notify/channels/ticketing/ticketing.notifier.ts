@@ -1,6 +1,7 @@
 import { DETAIL_LIMITS, type ChannelDetails } from '../../../contacts/channels.js';
 import { defaultClass, httpOutcome, networkOutcome } from '../../classify.js';
 import type { HttpRequest, HttpResponse } from '../../http-sender.js';
+import { expiry, safeTarget } from '../../message-parts.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier, NotifierContext } from '../../notifier.js';
@@ -279,21 +280,12 @@ function commentBody(event: NotificationEvent): string {
     lines.push(`The TLS certificate of ${event.monitor.name} ${expiry(event)}.`);
   }
   for (const r of event.regions) lines.push(`- ${r.region}: ${r.status}${r.error ? ` (${r.error})` : ''}`);
-  lines.push('', `Target: ${event.monitor.target}`);
+  lines.push('', `Target: ${safeTarget(event.monitor.target)}`);
   if (event.startedAt !== null) lines.push(`Since: ${isoUtc(event.startedAt)}`);
   if (event.certificateExpiresAt !== null) lines.push(`Certificate expires: ${isoUtc(event.certificateExpiresAt)}`);
   if (event.incidentId !== null) lines.push(`Picket incident: ${event.incidentId}`);
   if (event.link !== null) lines.push(event.link);
   return lines.join('\n');
-}
-
-function expiry(event: NotificationEvent): string {
-  const at = event.certificateExpiresAt;
-  if (at === null) return 'expires soon';
-  const date = isoUtc(at).slice(0, 10);
-  if (at <= event.timestamp) return `expired on ${date}`;
-  const days = Math.floor((at - event.timestamp) / 86_400);
-  return `expires on ${date} (${days < 1 ? 'in less than a day' : `in ${days} day${days === 1 ? '' : 's'}`})`;
 }
 
 /** The contact's tags, then Picket's: single lowercase tokens (Zendesk splits on spaces). */

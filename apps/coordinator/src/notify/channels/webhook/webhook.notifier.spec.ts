@@ -10,54 +10,8 @@ import { HttpSender } from '../../http-sender.js';
 import { NOTIFICATION_EVENTS, TEST_MONITOR_ID, type NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryClass, DeliveryOutcome } from '../../notifier.js';
+import { eventOf, NOW, T0 } from '../notifier-test-kit.js';
 import { createWebhookNotifier, WEBHOOK_LIMITS, webhookBody as webhookBodyOf } from './webhook.notifier.js';
-
-// ---- events -----------------------------------------------------------------------------
-
-const T0 = 1767261600;
-
-function eventOf(type: NotificationEvent['event'], overrides: Partial<NotificationEvent> = {}): NotificationEvent {
-  const base = sampleEvent();
-  switch (type) {
-    case 'monitor.down':
-      return sampleEvent(overrides);
-    case 'monitor.up':
-      return sampleEvent({
-        event: 'monitor.up',
-        timestamp: T0 + 720,
-        status: 'up',
-        error: null,
-        durationSeconds: 720,
-        regions: base.regions.map((r) => ({ ...r, status: 'up' as const, error: null })),
-        ...overrides,
-      });
-    case 'certificate.expiring':
-      return sampleEvent({
-        event: 'certificate.expiring',
-        status: 'up',
-        error: null,
-        incidentId: null,
-        dedupKey: `${base.monitor.id}-cert-${T0 + 14 * 86400}`,
-        startedAt: null,
-        certificateExpiresAt: T0 + 14 * 86400,
-        severity: 'medium',
-        ...overrides,
-      });
-    case 'contact.test':
-      return sampleEvent({
-        event: 'contact.test',
-        monitor: { id: TEST_MONITOR_ID, name: 'Test monitor', settings: {}, target: '', host: '' },
-        status: 'up',
-        error: null,
-        incidentId: null,
-        dedupKey: null,
-        startedAt: null,
-        regions: [],
-        severity: 'low',
-        ...overrides,
-      });
-  }
-}
 
 // ---- the fake receiver: Picket's contract as a receiver checks it ------------------------
 
@@ -338,7 +292,6 @@ describe('webhook notifier: the happy path', () => {
 });
 
 describe('webhook notifier: classification (§5: 2xx ok, 410 disable, 413 bug, everything else retry)', () => {
-  const NOW = T0 * 1000;
   const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const modes: {
     mode: string;
