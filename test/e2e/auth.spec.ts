@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AccountsService } from '../../apps/coordinator/src/auth/accounts.service.js';
 import type { Permission } from '../../apps/coordinator/src/auth/permissions.js';
-import { OutboxService } from '../../apps/coordinator/src/notify/outbox.service.js';
+import { TransitionWriter } from '../../apps/coordinator/src/transitions/transition.writer.js';
 import type { ApiClient, ApiResponse } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
@@ -233,10 +233,10 @@ describe.each(testDatabases())('authentication and authorisation on $name', (kin
     });
     expect(webhook.status).toBe(201);
     // A resolved incident: its duration no longer moves with the clock, so its text can be compared.
-    const outbox = c.app.get(OutboxService);
+    const transitions = c.app.get(TransitionWriter);
     const now = Math.floor(Date.now() / 1000);
-    await outbox.recordTransition({ monitorId, status: 'down', changedAt: now - 60, reason: 'HTTP 503', evidence: {} });
-    await outbox.recordTransition({ monitorId, status: 'up', changedAt: now, reason: null, evidence: {} });
+    await transitions.write({ monitorId, status: 'down', changedAt: now - 60, reason: 'HTTP 503', evidence: {} });
+    await transitions.write({ monitorId, status: 'up', changedAt: now, reason: null, evidence: {} });
     const incidents = await client.get(`/api/incidents?monitor_id=${monitorId}`);
     expect(incidents.body.data.incidents).toHaveLength(1);
     const statusPage = await client.post('/api/status_pages', { name: 'Fixture page', monitors: [monitorId] });

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { ManualClock } from '#runtime';
-import { OutboxService } from '../../apps/coordinator/src/notify/outbox.service.js';
+import { TransitionWriter } from '../../apps/coordinator/src/transitions/transition.writer.js';
 import type { ApiClient, ApiResponse } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
@@ -206,7 +206,7 @@ describe.each(testDatabases())('isolation between accounts on $name', (kind) => 
       clock: new ManualClock(NOW_MS),
       env: { RATE_LIMIT_POINTS_PER_HOUR: '100000000' },
     });
-    const outbox = c.app.get(OutboxService);
+    const transitions = c.app.get(TransitionWriter);
     const now = Math.floor(NOW_MS / 1000);
     for (let account = 0; account < ACCOUNTS; account++) {
       const { client } = await c.newAccount(`account ${account}`);
@@ -225,14 +225,14 @@ describe.each(testDatabases())('isolation between accounts on $name', (kind) => 
         const monitor = await createMonitor(client, { name: `Monitor ${account}.${i}` });
         registry.add({ id: monitor.id, kind: 'monitor', account });
         // A resolved incident on each monitor, and one still open on the second.
-        await outbox.recordTransition({
+        await transitions.write({
           monitorId: monitor.id,
           status: 'down',
           changedAt: now - 600,
           reason: 'HTTP 503',
           evidence: {},
         });
-        await outbox.recordTransition({
+        await transitions.write({
           monitorId: monitor.id,
           status: 'up',
           changedAt: now - 300,
@@ -240,7 +240,7 @@ describe.each(testDatabases())('isolation between accounts on $name', (kind) => 
           evidence: {},
         });
         if (i === 1) {
-          await outbox.recordTransition({
+          await transitions.write({
             monitorId: monitor.id,
             status: 'down',
             changedAt: now - 60,

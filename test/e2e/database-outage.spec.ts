@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
-import { TransitionRecorder } from '../../apps/coordinator/src/notify/transition-recorder.js';
-import { ProbingService } from '../../apps/coordinator/src/probing/probing.service.js';
+import { TransitionRecorder } from '../../apps/coordinator/src/transitions/transition-recorder.js';
+import { MonitorRoster } from '../../apps/coordinator/src/scheduling/monitor-roster.js';
 import type { ApiClient } from '../support/api-client.js';
 import { CapturingLogger, startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
@@ -39,7 +39,7 @@ suite('a database outage', () => {
       return body?.monitor_id === monitorId && body.event === event;
     }).length;
   const get = (path: string) => fetch(`${c.baseUrl}${path}`);
-  const inMemoryStatus = () => c.app.get(ProbingService).scheduledMonitor(monitorId)?.lastStatus;
+  const inMemoryStatus = () => c.app.get(MonitorRoster).get(monitorId)?.lastStatus;
 
   beforeAll(async () => {
     db = await postgres!.create();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ManualClock } from '#runtime';
 import type { Permission } from '../../apps/coordinator/src/auth/permissions.js';
-import { OutboxService, type TransitionInput } from '../../apps/coordinator/src/notify/outbox.service.js';
+import { TransitionWriter, type TransitionInput } from '../../apps/coordinator/src/transitions/transition.writer.js';
 import type { ApiClient, ApiResponse } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
@@ -74,11 +74,9 @@ describe.each(testDatabases())('incidents on $name', (kind) => {
 
   /** The monitor goes down now (through the notification outbox, as the evaluator does). */
   const down = (monitorId: string, reason: string | null = 'HTTP 503', evidence = EVIDENCE) =>
-    c.app.get(OutboxService).recordTransition({ monitorId, status: 'down', changedAt: now(), reason, evidence });
+    c.app.get(TransitionWriter).write({ monitorId, status: 'down', changedAt: now(), reason, evidence });
   const up = (monitorId: string) =>
-    c.app
-      .get(OutboxService)
-      .recordTransition({ monitorId, status: 'up', changedAt: now(), reason: null, evidence: {} });
+    c.app.get(TransitionWriter).write({ monitorId, status: 'up', changedAt: now(), reason: null, evidence: {} });
 
   /** One finished outage of `seconds`, then a second of quiet. */
   async function outage(monitorId: string, seconds = 60): Promise<void> {

@@ -16,7 +16,7 @@ import { Database } from '../../apps/coordinator/src/database/database.js';
 import { MAX_BODY_BYTES } from '../../apps/coordinator/src/http/json-body.js';
 import { MonitorEntity } from '../../apps/coordinator/src/monitors/monitor.entity.js';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
-import { OutboxService } from '../../apps/coordinator/src/notify/outbox.service.js';
+import { TransitionWriter } from '../../apps/coordinator/src/transitions/transition.writer.js';
 import type { ApiClient, ApiResponse, RequestOptions } from '../support/api-client.js';
 import { probeResult } from '../support/check-results.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
@@ -887,7 +887,7 @@ describe('OpenAPI document', () => {
 
   it('incidents: list with every filter, get, and comment', async () => {
     const monitor = await createMonitor({ name: 'Incidents', regions: ['eu-west-1', 'us-east-1'] });
-    const outbox = coordinator.app.get(OutboxService);
+    const transitions = coordinator.app.get(TransitionWriter);
     const now = Math.floor(Date.now() / 1000);
     const evidence = (error: string | null) => ({
       'eu-west-1': {
@@ -905,21 +905,21 @@ describe('OpenAPI document', () => {
         checker_ip: null,
       },
     });
-    await outbox.recordTransition({
+    await transitions.write({
       monitorId: monitor.id,
       status: 'down',
       changedAt: now - 120,
       reason: 'HTTP 503',
       evidence: evidence('HTTP 503'),
     });
-    await outbox.recordTransition({
+    await transitions.write({
       monitorId: monitor.id,
       status: 'up',
       changedAt: now - 60,
       reason: null,
       evidence: {},
     });
-    await outbox.recordTransition({
+    await transitions.write({
       monitorId: monitor.id,
       status: 'down',
       changedAt: now - 30,

@@ -4,7 +4,7 @@ import { AgentsStore } from '../../apps/coordinator/src/agents/agents.store.js';
 import { Database } from '../../apps/coordinator/src/database/database.js';
 import { MonitorEntity } from '../../apps/coordinator/src/monitors/monitor.entity.js';
 import { MonitorsRepository } from '../../apps/coordinator/src/monitors/monitors.repository.js';
-import { ProbingService } from '../../apps/coordinator/src/probing/probing.service.js';
+import { MonitorRoster } from '../../apps/coordinator/src/scheduling/monitor-roster.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
@@ -59,7 +59,7 @@ describe('probing in embedded mode', () => {
     const [first] = await checks();
     expect(first).toMatchObject({ status: 'up', http_status: 200, error: null, phase: null });
     expect(first.timings.total_ms).toBeGreaterThanOrEqual(0);
-    expect(c.app.get(ProbingService).scheduled).toBe(1);
+    expect(c.app.get(MonitorRoster).size).toBe(1);
   });
 
   it('confirms an outage from a second region and marks the monitor down', async () => {
@@ -105,11 +105,11 @@ describe('probing in embedded mode', () => {
     const seen = target.requests;
     await waitFor('a check of the paused monitor', async () => (target.requests > seen ? true : undefined));
     expect((await api.delete(`/api/monitors/${monitorId}`)).status).toBe(204);
-    expect(c.app.get(ProbingService).scheduled).toBe(0);
+    expect(c.app.get(MonitorRoster).size).toBe(0);
   });
 
   it('resync brings in monitors created, changed and deleted behind its back (another replica, missed notices)', async () => {
-    const probing = c.app.get(ProbingService);
+    const roster = c.app.get(MonitorRoster);
     const repository = c.app.get(MonitorsRepository);
     const manager = c.app.get(Database).manager;
     const created = await api.post('/api/monitors', {
@@ -119,7 +119,7 @@ describe('probing in embedded mode', () => {
       check_interval: 300,
     });
     const known = created.body.data.id as string;
-    expect(probing.scheduled).toBe(1);
+    expect(roster.size).toBe(1);
     const row = await manager.findOneByOrFail(MonitorEntity, { id: known });
     const ids = ['6f0000000000000000000001', '6f0000000000000000000002', '6f0000000000000000000003'];
     await manager.insert(
@@ -128,13 +128,13 @@ describe('probing in embedded mode', () => {
     );
     // Changed elsewhere: its new settings must replace the ones this replica holds.
     await manager.update(MonitorEntity, { id: known }, { checkInterval: 600, updatedAt: row.updatedAt + 1 });
-    await probing.resync();
-    expect(probing.scheduled).toBe(4);
+    await roster.resync();
+    expect(roster.size).toBe(4);
     await manager.delete(MonitorEntity, { id: ids[1] });
-    await probing.resync();
-    expect(probing.scheduled).toBe(3);
-    expect(probing.scheduledMonitor(ids[1]!)).toBeUndefined();
-    expect(probing.scheduledMonitor(known)?.checkInterval).toBe(600);
+    await roster.resync();
+    expect(roster.size).toBe(3);
+    expect(roster.get(ids[1]!)).toBeUndefined();
+    expect(roster.get(known)?.checkInterval).toBe(600);
 
     // Reading them all goes page by page, in id order, each monitor once.
     const pages: string[][] = [];

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { AgentsStore } from '../../apps/coordinator/src/agents/agents.store.js';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
-import { AgentsRegistry } from '../../apps/coordinator/src/probing/agents.registry.js';
+import { AgentsRegistry } from '../../apps/coordinator/src/agents/agents.registry.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';

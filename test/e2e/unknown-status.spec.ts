@@ -11,7 +11,7 @@ import { Database } from '../../apps/coordinator/src/database/database.js';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
 import { MonitorEntity } from '../../apps/coordinator/src/monitors/monitor.entity.js';
 import { MonitorsRepository } from '../../apps/coordinator/src/monitors/monitors.repository.js';
-import { OutboxService } from '../../apps/coordinator/src/notify/outbox.service.js';
+import { TransitionWriter } from '../../apps/coordinator/src/transitions/transition.writer.js';
 import { NotificationEntity } from '../../apps/coordinator/src/notify/notification.entity.js';
 import { PUBLIC_PAGE_CACHE_MS } from '../../apps/coordinator/src/status-pages/public-pages.service.js';
 import type { ApiClient } from '../support/api-client.js';
@@ -69,7 +69,7 @@ describe.each(testDatabases())('unknown when Picket cannot see, on $name', (kind
   };
   /** What the evaluator does on a status change (checks are off in API suites). */
   const transition = (monitorId: string, status: 'up' | 'down') =>
-    c.app.get(OutboxService).recordTransition({
+    c.app.get(TransitionWriter).write({
       monitorId,
       status,
       changedAt: now(),

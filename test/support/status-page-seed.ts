@@ -1,4 +1,4 @@
-import { OutboxService } from '../../apps/coordinator/src/notify/outbox.service.js';
+import { TransitionWriter } from '../../apps/coordinator/src/transitions/transition.writer.js';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
 import type { ApiClient } from './api-client.js';
 import { probeResult } from './check-results.js';
@@ -40,7 +40,7 @@ export const SEEDED = {
 
 /**
  * Two monitors (their URLs full of secrets), a week of check results written through the real
- * ResultsWriter (so the daily roll-ups are Picket's own), incidents through the real outbox,
+ * ResultsWriter (so the daily roll-ups are Picket's own), incidents through the real transition writer,
  * and a status page over both with the given fields. The coordinator must run on a
  * ManualClock at SEED_NOW_MS.
  */
@@ -73,9 +73,9 @@ export async function seedStatusPage(
   }
   await writer.flush();
 
-  const outbox = c.app.get(OutboxService);
+  const transitions = c.app.get(TransitionWriter);
   const transition = (monitorId: string, status: 'up' | 'down', changedAt: number, reason: string | null) =>
-    outbox.recordTransition({ monitorId, status, changedAt, reason, evidence: {} });
+    transitions.write({ monitorId, status, changedAt, reason, evidence: {} });
   await transition(apiMonitor.id, 'down', NOW - 3 * DAY, 'HTTP 503');
   await transition(apiMonitor.id, 'up', NOW - 3 * DAY + 600, null);
   await transition(web.id, 'up', NOW - 6 * DAY, null);

@@ -1,8 +1,6 @@
 import { REGION_IDS, type RegionId } from '#contracts';
 import type { AgentEntity } from './agent.entity.js';
-
-/** An agent row is "online" while younger than this: its heartbeat window plus the row's refresh period. */
-export const AGENT_ONLINE_MS = 40_000;
+import { isPresent } from './presence.js';
 
 export interface AgentsListing {
   agents: {
@@ -34,7 +32,7 @@ export function agentsListing(rows: readonly AgentEntity[], now: number): Agents
     in_flight: a.inFlight,
     first_seen_at: Math.floor(a.firstSeenAt / 1000),
     last_seen_at: Math.floor(a.lastSeenAt / 1000),
-    status: now - a.lastSeenAt <= AGENT_ONLINE_MS ? 'online' : 'stale',
+    status: isPresent(a.lastSeenAt, now, 'row') ? 'online' : 'stale',
   }));
   const regions = REGION_IDS.map((id) => {
     const serving = agents.filter((a) => a.regions.includes(id));

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { AgentsRegistry } from './agents.registry.js';
 import { AgentsStore } from './agents.store.js';
 import { CheckerAddressesController } from './checker-addresses.controller.js';
 
-/** Agents as the database knows them: `agents list`, the checker address list. */
+/** Agents: who is present (heartbeats, presence.ts), and their rows for `agents list` and the checker address list. */
 @Module({
   controllers: [CheckerAddressesController],
-  providers: [AgentsStore],
-  exports: [AgentsStore],
+  providers: [AgentsStore, AgentsRegistry],
+  exports: [AgentsStore, AgentsRegistry],
 })
 export class AgentsModule {}

@@ -1,13 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { REGION_IDS, type AgentHeartbeat, type RegionId } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
-import { AgentsStore } from '../agents/agents.store.js';
-
-/** An agent counts as present while its last heartbeat is younger than this. */
-export const AGENT_STALE_MS = 30_000;
-
-/** An agent's row is rewritten at most this often, unless what it reports changes. */
-export const AGENT_PERSIST_MS = 10_000;
+import { AgentsStore } from './agents.store.js';
+import { AGENT_PERSIST_MS, isPresent } from './presence.js';
 
 export interface AgentSighting {
   heartbeat: AgentHeartbeat;
@@ -49,10 +44,11 @@ export class AgentsRegistry {
     this.persist(heartbeat);
   }
 
-  /** Agents heard from within AGENT_STALE_MS (older entries are forgotten), and the embedded one. */
+  /** Agents present (presence.ts; older entries are forgotten), and the embedded one. */
   present(): AgentSighting[] {
     const now = this.clock.now();
-    for (const [id, sighting] of this.agents) if (sighting.receivedAt < now - AGENT_STALE_MS) this.agents.delete(id);
+    for (const [id, sighting] of this.agents)
+      if (!isPresent(sighting.receivedAt, now, 'heartbeat')) this.agents.delete(id);
     const sightings = [...this.agents.values()];
     if (this.embedded) sightings.push({ heartbeat: this.embedded, receivedAt: now });
     return sightings;

@@ -1,5 +1,4 @@
-import type { ContactError } from '../contacts/contact.entity.js';
-import type { DeliveryClass } from './notifier.js';
+import type { ContactError } from './contact.entity.js';
 
 /** After this many consecutive failed deliveries a contact is deactivated (docs/decisions/0006-contacts.md). */
 export const DEACTIVATE_AFTER = 5;
@@ -10,15 +9,18 @@ export interface ContactHealth {
   error: ContactError | null;
 }
 
+/** How a delivery failed for good, in the dispatcher's classes (notify/notifier.ts). */
+export type DeliveryFailure = 'retry' | 'disable' | 'bug';
+
 /** How a delivery ended for the contact's bookkeeping. */
 export type DeliveryEnd =
   | { kind: 'delivered' }
   /** Failed for good: permanent answer, rejected body, or out of retry time. */
-  | { kind: 'failed'; class: DeliveryClass; detail: string; at: number }
+  | { kind: 'failed'; class: DeliveryFailure; detail: string; at: number }
   /** Picket's own configuration stands in the way (no SMTP relay, VAPID mismatch). */
   | { kind: 'config'; detail: string; at: number };
 
-const ERROR_CODES: Partial<Record<DeliveryClass, string>> = {
+const ERROR_CODES: Record<DeliveryFailure, string> = {
   disable: 'DESTINATION_REJECTED',
   bug: 'DELIVERY_REJECTED',
   retry: 'DELIVERY_EXPIRED',
@@ -51,7 +53,7 @@ export function afterDelivery(health: ContactHealth, end: DeliveryEnd): ContactH
         active: health.active && !deactivate,
         consecutiveFailures: failures,
         error: {
-          code: ERROR_CODES[end.class] ?? 'DELIVERY_FAILED',
+          code: ERROR_CODES[end.class],
           message: end.detail,
           failed_at: Math.floor(end.at / 1000),
           consecutive_failures: failures,

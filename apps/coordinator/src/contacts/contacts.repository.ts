@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { pageOffset, type PageRequest } from '../common/pagination.js';
 import { Database } from '../database/database.js';
 import { ContactEntity } from './contact.entity.js';
 import type { Channel } from './channels.js';
+import { afterDelivery, type DeliveryEnd } from './contact-health.js';
 import type { ContactSort } from './contact.dto.js';
 
 export interface ContactListQuery {
@@ -27,6 +29,32 @@ function likePattern(search: string): string {
 @Injectable()
 export class ContactsRepository {
   constructor(private readonly db: Database) {}
+
+  /**
+   * Inside the dispatcher's transaction `m`: the contact's health after a delivery ended
+   * (contact-health.ts). Returns true when this delivery deactivated the contact.
+   */
+  async recordDelivery(m: EntityManager, contactId: string, end: DeliveryEnd): Promise<boolean> {
+    const contact = await m.findOne(ContactEntity, {
+      where: { id: contactId },
+      ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!contact) return false;
+    const next = afterDelivery(contact, end);
+    if (
+      next.active === contact.active &&
+      next.consecutiveFailures === contact.consecutiveFailures &&
+      JSON.stringify(next.error) === JSON.stringify(contact.error)
+    ) {
+      return false;
+    }
+    await m.update(
+      ContactEntity,
+      { id: contactId },
+      { active: next.active, consecutiveFailures: next.consecutiveFailures, error: next.error },
+    );
+    return next.deactivated;
+  }
 
   async list(query: ContactListQuery): Promise<{ total: number; contacts: ContactEntity[] }> {
     const qb = this.db.manager

@@ -6,11 +6,13 @@ import { waitFor } from '../../../../test/support/wait.js';
 import { AccountEntity } from '../auth/account.entity.js';
 import { loadCoordinatorConfig } from '../config.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
+import { ContactsRepository } from '../contacts/contacts.repository.js';
 import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
 import { Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
 import { IncidentEntity } from '../incidents/incident.entity.js';
 import { MonitorContactEntity, MonitorEntity } from '../monitors/monitor.entity.js';
+import { TransitionWriter } from '../transitions/transition.writer.js';
 import { Dispatcher } from './dispatcher.js';
 import { NotificationAttemptEntity, NotificationEntity } from './notification.entity.js';
 import type { NotificationEvent } from './notification-event.js';
@@ -34,6 +36,7 @@ class Harness {
   readonly clock = new ManualClock(Date.UTC(2026, 10, 22, 10, 0, 0));
   db!: Database;
   outbox!: OutboxService;
+  transitions!: TransitionWriter;
   dispatcher!: Dispatcher;
   accountId = newObjectId(this.clock.now());
 
@@ -44,6 +47,7 @@ class Harness {
     this.db = new Database(this.dataSource);
     const config = loadCoordinatorConfig({ DATABASE_URL: 'sqlite::memory:' });
     this.outbox = new OutboxService(this.db, config, this.clock);
+    this.transitions = new TransitionWriter(this.db, this.outbox, this.clock);
     const record = async (details: Record<string, unknown>, event: NotificationEvent) => {
       const contactId = String(details.contact_id);
       this.calls.push({ event, contactId, at: this.clock.now() });
@@ -65,7 +69,14 @@ class Harness {
         'push',
       ].map((c) => [c, notifier]),
     ) as unknown as NotifierTable;
-    this.dispatcher = new Dispatcher(this.db, table, config, new NotifyMetrics(createRegistry()), this.clock);
+    this.dispatcher = new Dispatcher(
+      this.db,
+      table,
+      config,
+      new NotifyMetrics(createRegistry()),
+      new ContactsRepository(this.db),
+      this.clock,
+    );
     this.dispatcher.random = () => 0.5; // no jitter: exact schedule
     await this.dataSource.manager.insert(AccountEntity, {
       id: this.accountId,
@@ -126,7 +137,7 @@ class Harness {
   }
 
   transition(monitorId: string, status: 'up' | 'down', reason: string | null = 'HTTP 503') {
-    return this.outbox.recordTransition({
+    return this.transitions.write({
       monitorId,
       status,
       changedAt: Math.floor(this.clock.now() / 1000),
@@ -288,7 +299,14 @@ describe.each(testDatabases())('outbox and dispatcher on $name', (kind) => {
     broken.again();
     await expect(h.dispatcher.runOnce()).rejects.toThrow('Connection terminated');
     const config = loadCoordinatorConfig({ DATABASE_URL: 'sqlite::memory:' });
-    const other = new Dispatcher(h.db, {} as NotifierTable, config, new NotifyMetrics(createRegistry()), h.clock);
+    const other = new Dispatcher(
+      h.db,
+      {} as NotifierTable,
+      config,
+      new NotifyMetrics(createRegistry()),
+      new ContactsRepository(h.db),
+      h.clock,
+    );
     h.clock.advance(1_000);
     await other.runOnce();
     await h.dispatcher.runOnce();

@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { In, LessThanOrEqual, type EntityManager } from 'typeorm';
+import { In, LessThanOrEqual } from 'typeorm';
 import { CLOCK, newObjectId, scopedAbort, within, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import type { Channel, ChannelDetails } from '../contacts/channels.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
 import { Database } from '../database/database.js';
-import { afterDelivery, type DeliveryEnd } from './contact-health.js';
+import type { DeliveryEnd } from '../contacts/contact-health.js';
+import { ContactsRepository } from '../contacts/contacts.repository.js';
 import { NOTIFY_TIMEOUT_MS } from './http-sender.js';
 import { NotificationAttemptEntity, NotificationEntity } from './notification.entity.js';
 import type { NotificationEvent } from './notification-event.js';
@@ -55,6 +56,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(NOTIFIERS) private readonly notifiers: NotifierTable,
     private readonly config: CoordinatorConfig,
     private readonly metrics: NotifyMetrics,
+    private readonly contacts: ContactsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     metrics.trackOutbox(() => this.depth());
@@ -272,35 +274,13 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
         durationMs: Math.max(0, now - started),
       });
       await m.update(NotificationEntity, { id: row.id }, update);
-      if (end) deactivated = await this.updateContact(m, contactId, end);
+      if (end) deactivated = await this.contacts.recordDelivery(m, contactId, end);
     });
     this.held.delete(row.id);
     if (deactivated) {
       this.metrics.recordDeactivation();
       this.logger.warn(`contact ${contactId} deactivated after consecutive failed deliveries`);
     }
-  }
-
-  private async updateContact(m: EntityManager, contactId: string, end: DeliveryEnd): Promise<boolean> {
-    const contact = await m.findOne(ContactEntity, {
-      where: { id: contactId },
-      ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
-    if (!contact) return false;
-    const next = afterDelivery(contact, end);
-    if (
-      next.active === contact.active &&
-      next.consecutiveFailures === contact.consecutiveFailures &&
-      JSON.stringify(next.error) === JSON.stringify(contact.error)
-    ) {
-      return false;
-    }
-    await m.update(
-      ContactEntity,
-      { id: contactId },
-      { active: next.active, consecutiveFailures: next.consecutiveFailures, error: next.error },
-    );
-    return next.deactivated;
   }
 
   private async depth(): Promise<{ pending: number; oldestAgeSeconds: number }> {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { sampleEvent, testContext, testDeps } from '../../../../test/support/notify-kit.js';
 import { createWebhookNotifier } from './channels/webhook/webhook.notifier.js';
 import { networkOutcome } from './classify.js';
-import { afterDelivery } from './contact-health.js';
+import { afterDelivery } from '../contacts/contact-health.js';
 import { HttpSender, NetworkError } from './http-sender.js';
 
 /** Notifications obey EGRESS_POLICY like probes; a forbidden destination is a permanent failure. */
@@ -59,7 +59,7 @@ describe('HttpSender under the egress policy', () => {
     expect(outcome).toEqual({ class: 'disable', status: null, detail: 'blocked by egress policy: 127.0.0.1' });
     const health = afterDelivery(
       { active: true, consecutiveFailures: 0, error: null },
-      { kind: 'failed', class: outcome.class, detail: outcome.detail, at: now },
+      { kind: 'failed', class: 'disable', detail: outcome.detail, at: now },
     );
     expect(health.error).toEqual({
       code: 'DESTINATION_REJECTED',

@@ -12,7 +12,6 @@ import { HttpSender } from './http-sender.js';
 import { createNotifierTable } from './notifiers.js';
 import { NotifyMetrics } from './notify-metrics.js';
 import { OutboxService } from './outbox.service.js';
-import { TransitionRecorder, transitionRecorderFor } from './transition-recorder.js';
 import { loadOrCreateVapidKeys } from './vapid-keys.js';
 
 /** Notifications: the outbox writer, the dispatcher, the channel notifiers, contact tests. */
@@ -42,11 +41,10 @@ import { loadOrCreateVapidKeys } from './vapid-keys.js';
     },
     NotifyMetrics,
     OutboxService,
-    { provide: TransitionRecorder, inject: [OutboxService, CoordinatorConfig], useFactory: transitionRecorderFor },
     Dispatcher,
     ContactTestService,
   ],
-  exports: [OutboxService, TransitionRecorder, Dispatcher],
+  exports: [OutboxService, Dispatcher],
 })
 export class NotifyModule {
   constructor(outbox: OutboxService, dispatcher: Dispatcher) {

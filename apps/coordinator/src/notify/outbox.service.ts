@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { IsNull, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { MonitorType, RegionId } from '#contracts';
 import { CLOCK, newObjectId, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
@@ -11,39 +11,28 @@ import { NotificationEntity, type StoredEvent } from './notification.entity.js';
 import type { NotificationEvent, NotificationEventType, SeverityLevel } from './notification-event.js';
 import { CertificateAlertEntity } from './notification.entity.js';
 
-export interface TransitionInput {
-  monitorId: string;
-  status: 'up' | 'down';
-  /** Unix seconds. */
-  changedAt: number;
-  /** The deciding result's error when down (becomes the incident's reason). */
-  reason: string | null;
-  /** The latest result per region: the incident's evidence and the message's region list. */
-  evidence: Partial<Record<RegionId, RegionEvidence>>;
-  /**
-   * Checked inside the transaction, after the monitor's row is locked: whether the writer still
-   * holds the monitor's partition lease. When it does not, nothing is written.
-   */
-  fence?: (m: EntityManager) => Promise<boolean>;
-}
-
-/** A status change refused because the replica no longer leases the monitor's partition. */
-export class LeaseLostError extends Error {
-  constructor(monitorId: string) {
-    super(`this coordinator no longer holds the partition of monitor ${monitorId}`);
-    this.name = 'LeaseLostError';
-  }
-}
-
 /** Thresholds of certificate warnings, in days before notAfter (docs/decisions/0005-checks-and-status.md). */
 export const CERTIFICATE_WARNING_DAYS = [14, 1] as const;
 
 type Listener = () => void;
 
+/** What a queued notification tells, besides its monitor and event type. */
+export interface EventFacts {
+  status: 'up' | 'down';
+  error: string | null;
+  incident: IncidentEntity | null;
+  startedAt: number | null;
+  durationSeconds: number | null;
+  severity: SeverityLevel;
+  timestamp: number;
+  evidence: Partial<Record<RegionId, RegionEvidence>>;
+  certificateExpiresAt?: number;
+}
+
 /**
- * The writing side of notifications. A status change, the incident it opens or resolves, and
- * one outbox row per contact to tell commit in ONE transaction; the dispatcher sends later,
- * so a crash between the two loses nothing.
+ * The writing side of notifications: outbox rows, written inside the transaction of what they
+ * tell (a status change: transitions/transition.writer.ts; a certificate warning: here), so a
+ * crash between the write and the send loses nothing. The dispatcher sends them later.
  */
 @Injectable()
 export class OutboxService {
@@ -60,72 +49,9 @@ export class OutboxService {
     this.listeners.push(listener);
   }
 
-  /**
-   * Records a monitor's new status. `down` of an active monitor opens an incident (unless one
-   * is open) and queues `monitor.down` for its active contacts; `up` resolves the open
-   * incident and, for an active monitor, queues `monitor.up` for active contacts that want it.
-   * Paused monitors get their status recorded and incidents resolved, but notify nobody.
-   */
-  async recordTransition(input: TransitionInput): Promise<void> {
-    const written = await this.db.transaction(async (m) => {
-      // The row lock serialises status changes of one monitor across replicas (PostgreSQL;
-      // SQLite transactions are serialised already).
-      const monitor = await m.findOne(MonitorEntity, {
-        where: { id: input.monitorId },
-        ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-      });
-      if (!monitor) return 0;
-      if (input.fence && !(await input.fence(m))) throw new LeaseLostError(input.monitorId);
-      await m.update(
-        MonitorEntity,
-        { id: monitor.id },
-        { lastStatus: input.status, lastStatusChange: input.changedAt },
-      );
-      const open = await m.findOneBy(IncidentEntity, { monitorId: monitor.id, resolvedAt: IsNull() });
-      if (input.status === 'down') {
-        if (!monitor.active || open) return 0;
-        const incident = Object.assign(new IncidentEntity(), {
-          id: newObjectId(this.clock.now()),
-          accountId: monitor.accountId,
-          monitorId: monitor.id,
-          monitorName: monitor.name,
-          startedAt: input.changedAt,
-          resolvedAt: null,
-          reason: input.reason ?? 'Down',
-          userComment: '',
-          checkResults: input.evidence,
-          createdAt: input.changedAt,
-          updatedAt: input.changedAt,
-        });
-        await m.insert(IncidentEntity, incident);
-        const contacts = await this.contactsOf(m, monitor.id);
-        return this.queue(m, monitor, contacts, 'monitor.down', {
-          status: 'down',
-          error: incident.reason,
-          incident,
-          startedAt: incident.startedAt,
-          durationSeconds: null,
-          severity: 'critical',
-          timestamp: input.changedAt,
-          evidence: input.evidence,
-        });
-      }
-      if (!open) return 0;
-      await m.update(IncidentEntity, { id: open.id }, { resolvedAt: input.changedAt, updatedAt: input.changedAt });
-      if (!monitor.active) return 0;
-      const contacts = (await this.contactsOf(m, monitor.id)).filter((c) => !c.downAlertsOnly);
-      return this.queue(m, monitor, contacts, 'monitor.up', {
-        status: 'up',
-        error: null,
-        incident: open,
-        startedAt: open.startedAt,
-        durationSeconds: Math.max(0, input.changedAt - open.startedAt),
-        severity: 'critical',
-        timestamp: input.changedAt,
-        evidence: input.evidence,
-      });
-    });
-    if (written > 0) for (const listener of this.listeners) listener();
+  /** Tells the listeners that rows were committed (call after the transaction that wrote them). */
+  written(): void {
+    for (const listener of this.listeners) listener();
   }
 
   /**
@@ -149,8 +75,7 @@ export class OutboxService {
         recorded.map((thresholdDays) => ({ monitorId, notAfter, thresholdDays, sentAt: now })),
       );
       if (!monitor.active) return 0;
-      const contacts = await this.contactsOf(m, monitor.id);
-      return this.queue(m, monitor, contacts, 'certificate.expiring', {
+      return this.enqueue(m, monitor, 'certificate.expiring', {
         status: monitor.lastStatus === 'down' ? 'down' : 'up',
         error: null,
         incident: null,
@@ -162,7 +87,7 @@ export class OutboxService {
         certificateExpiresAt: notAfter,
       });
     });
-    if (written > 0) for (const listener of this.listeners) listener();
+    if (written > 0) this.written();
     return recorded;
   }
 
@@ -178,23 +103,19 @@ export class OutboxService {
     return links.map((l) => byId.get(l.contactId)).filter((c): c is ContactEntity => c !== undefined);
   }
 
-  private async queue(
+  /**
+   * Inside the caller's transaction `m`: queues `event` of `monitor` for its active contacts
+   * (`monitor.up` skips those with `down_alerts_only`). Returns how many rows were written; the
+   * caller calls `written()` once its transaction has committed.
+   */
+  async enqueue(
     m: EntityManager,
     monitor: MonitorEntity,
-    contacts: ContactEntity[],
     event: NotificationEventType,
-    facts: {
-      status: 'up' | 'down';
-      error: string | null;
-      incident: IncidentEntity | null;
-      startedAt: number | null;
-      durationSeconds: number | null;
-      severity: SeverityLevel;
-      timestamp: number;
-      evidence: Partial<Record<RegionId, RegionEvidence>>;
-      certificateExpiresAt?: number;
-    },
+    facts: EventFacts,
   ): Promise<number> {
+    const active = await this.contactsOf(m, monitor.id);
+    const contacts = event === 'monitor.up' ? active.filter((c) => !c.downAlertsOnly) : active;
     if (contacts.length === 0) return 0;
     const payload = this.storedEvent(monitor, event, facts);
     const now = this.clock.now();
@@ -224,11 +145,7 @@ export class OutboxService {
     return contacts.length;
   }
 
-  private storedEvent(
-    monitor: MonitorEntity,
-    event: NotificationEventType,
-    facts: Parameters<OutboxService['queue']>[4],
-  ): StoredEvent {
+  private storedEvent(monitor: MonitorEntity, event: NotificationEventType, facts: EventFacts): StoredEvent {
     const target = monitor.settings.url;
     const dedupKey = facts.incident
       ? `${monitor.id}-${facts.incident.id}`

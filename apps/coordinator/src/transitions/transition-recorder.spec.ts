@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { LeaseLostError, type TransitionInput } from './outbox.service.js';
+import { LeaseLostError, type TransitionInput } from './transition.writer.js';
 import { TransitionRecorder } from './transition-recorder.js';
 
 /** What the database does with writes: answers, is unreachable, or fails otherwise. */

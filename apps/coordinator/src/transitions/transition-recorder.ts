@@ -1,8 +1,8 @@
 import { Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { within } from '#runtime';
-import { CoordinatorConfig } from '../config.js';
+import type { CoordinatorConfig } from '../config.js';
 import { isDependencyOutage } from '../http/error.filter.js';
-import { LeaseLostError, OutboxService, type TransitionInput } from './outbox.service.js';
+import { LeaseLostError, type TransitionInput, type TransitionWriter } from './transition.writer.js';
 
 /** First wait before writing held status changes again; doubled per failure up to the maximum. */
 export const TRANSITION_RETRY_MIN_MS = 250;
@@ -20,16 +20,16 @@ export interface TransitionRecorderPorts {
   stopGraceMs?: number;
 }
 
-/** The recorder as the coordinator wires it: the outbox and OUTAGE_BUFFER_TRANSITIONS. */
-export function transitionRecorderFor(outbox: OutboxService, config: CoordinatorConfig): TransitionRecorder {
+/** The recorder as the coordinator wires it: the writer and OUTAGE_BUFFER_TRANSITIONS. */
+export function transitionRecorderFor(writer: TransitionWriter, config: CoordinatorConfig): TransitionRecorder {
   return new TransitionRecorder({
-    write: (t) => outbox.recordTransition(t),
+    write: (t) => writer.write(t),
     capacity: config.OUTAGE_BUFFER_TRANSITIONS,
   });
 }
 
 /**
- * Writes monitors' status changes (OutboxService.recordTransition: status, incident and
+ * Writes monitors' status changes (TransitionWriter: status, incident and
  * notifications in one transaction), and holds them in memory while the database is
  * unreachable instead of losing them (docs/decisions/0001-truth-when-blind.md). Held changes
  * are written in the order they were decided, with retries, as soon as the database answers;

@@ -1,0 +1,87 @@
+import { describe, expect, it } from '@jest/globals';
+import type { ProbeResult } from '#contracts';
+import { createRegistry, ManualClock } from '#runtime';
+import { probeResult } from '../../../../test/support/check-results.js';
+import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
+import type { ResultsWriter } from '../history/results-writer.js';
+import { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import type { DueCheck } from '../scheduling/scheduler.js';
+import type { CertificateWatch } from './certificate-watch.js';
+import { Evidence } from './evidence.js';
+import { ResultIngest } from './result-ingest.js';
+import type { StatusEvaluation } from './status-evaluation.js';
+
+const A = 'aaaaaaaaaaaaaaaaaaaaaa01';
+const NOW = Date.UTC(2026, 0, 1, 12);
+const due: DueCheck = {
+  monitorId: A,
+  region: 'eu-west-1',
+  regionIndex: 0,
+  scheduledAt: NOW - 100,
+  confirmation: false,
+};
+
+function setup(certificateError?: Error) {
+  const stored: ProbeResult[] = [];
+  const certificates: [string, number][] = [];
+  const submitted: [string, number, ProbeResult][] = [];
+  const { roster, partitions } = rosterWith(monitorEntity(A));
+  const evidence = new Evidence(roster);
+  const ingest = new ResultIngest(
+    { add: (r: ProbeResult) => stored.push(r) } as unknown as ResultsWriter,
+    roster,
+    evidence,
+    {
+      observe: (id: string, notAfter: number) => {
+        certificates.push([id, notAfter]);
+        return certificateError ? Promise.reject(certificateError) : Promise.resolve();
+      },
+    } as unknown as CertificateWatch,
+    {
+      submit: (id: string, regionIndex: number, r: ProbeResult) => {
+        submitted.push([id, regionIndex, r]);
+        return Promise.resolve({ applied: false, reason: 'missing' });
+      },
+    } as unknown as StatusEvaluation,
+    new CoordinatorMetrics(createRegistry()),
+    new ManualClock(NOW),
+  );
+  return { ingest, stored, certificates, submitted, roster, partitions, evidence };
+}
+
+describe('ResultIngest (the ingest stage)', () => {
+  it('stores the result, keeps it as evidence, advances the last check, and hands it to evaluation', async () => {
+    const s = setup();
+    const result = probeResult(A, 'eu-west-1', 'down', null, due.scheduledAt);
+    await s.ingest.accept(s.roster.get(A)!, due, result);
+    expect(s.stored).toEqual([result]);
+    expect(s.evidence.errorOf(A, 'eu-west-1')).toBe('HTTP 503');
+    expect(s.roster.get(A)?.lastCheckedAt).toBe(NOW / 1000);
+    expect(s.submitted).toEqual([[A, 0, result]]);
+  });
+
+  it('an UNKNOWN result is stored and evaluated but is not a check of the target', async () => {
+    const s = setup();
+    await s.ingest.accept(s.roster.get(A)!, due, probeResult(A, 'eu-west-1', 'unknown', null));
+    expect(s.stored).toHaveLength(1);
+    expect(s.roster.get(A)?.lastCheckedAt).toBeNull();
+    expect(s.submitted).toHaveLength(1);
+  });
+
+  it('only stores the result of a monitor whose partition this replica lost', async () => {
+    const s = setup();
+    s.partitions.lost.add(A);
+    await s.ingest.accept(s.roster.get(A)!, due, probeResult(A, 'eu-west-1', 'down', null));
+    expect(s.stored).toHaveLength(1);
+    expect(s.submitted).toEqual([]);
+    expect(s.evidence.of(A)).toEqual({});
+  });
+
+  it('watches the certificate, and a failure to record a warning does not keep the result from evaluation', async () => {
+    const s = setup(new Error('database unreachable'));
+    const result = { ...probeResult(A, 'eu-west-1', 'up', 30), cert_not_after: NOW / 1000 + 86_400 };
+    await s.ingest.accept(s.roster.get(A)!, due, result);
+    expect(s.certificates).toEqual([[A, NOW / 1000 + 86_400]]);
+    expect(s.submitted).toHaveLength(1);
+  });
+});

@@ -1,0 +1,48 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { isDecided, type ProbeResult } from '#contracts';
+import { CLOCK, type Clock } from '#runtime';
+import { ResultsWriter } from '../history/results-writer.js';
+import type { MonitorEntity } from '../monitors/monitor.entity.js';
+import { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import { MonitorRoster } from '../scheduling/monitor-roster.js';
+import type { DueCheck } from '../scheduling/scheduler.js';
+import { CertificateWatch } from './certificate-watch.js';
+import { Evidence } from './evidence.js';
+import { StatusEvaluation } from './status-evaluation.js';
+
+/**
+ * The ingest stage: every result is counted and stored (history); a result of a monitor this
+ * replica still owns also becomes evidence, advances its last check, may warn of an expiring
+ * certificate, and goes on to evaluation.
+ */
+@Injectable()
+export class ResultIngest {
+  private readonly logger = new Logger('Ingest');
+
+  constructor(
+    private readonly results: ResultsWriter,
+    private readonly roster: MonitorRoster,
+    private readonly evidence: Evidence,
+    private readonly certificates: CertificateWatch,
+    private readonly evaluation: StatusEvaluation,
+    private readonly metrics: CoordinatorMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** `result` of the check `due` of `monitor` (as it was when the check was sent). */
+  async accept(monitor: MonitorEntity, due: DueCheck, result: ProbeResult): Promise<void> {
+    this.metrics.recordResult(result, monitor.monitorType);
+    this.results.add(result);
+    // Stored above either way; only the partition's owner evaluates.
+    if (!this.roster.owns(monitor.id)) return;
+    this.evidence.record(result);
+    if (isDecided(result.status)) this.roster.recordChecked(monitor.id, Math.floor(this.clock.now() / 1000));
+    if (result.cert_not_after !== null) {
+      // A database outage must not keep the result from evaluation; the next check tries again.
+      await this.certificates.observe(monitor.id, result.cert_not_after).catch((error: unknown) => {
+        this.logger.warn(`certificate expiry of ${monitor.id} not recorded yet: ${String(error)}`);
+      });
+    }
+    await this.evaluation.submit(monitor.id, due.regionIndex, result);
+  }
+}

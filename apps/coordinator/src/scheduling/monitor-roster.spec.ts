@@ -1,0 +1,87 @@
+import { describe, expect, it } from '@jest/globals';
+import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
+import { partitionOf } from '../cluster/partitions.js';
+import type { RosterChange } from './monitor-roster.js';
+
+const A = 'aaaaaaaaaaaaaaaaaaaaaa01';
+const B = 'aaaaaaaaaaaaaaaaaaaaaa02';
+
+function changesOf(roster: { onChange(l: (c: RosterChange) => void): void }): string[] {
+  const seen: string[] = [];
+  roster.onChange((c) => seen.push(c.kind === 'tracked' ? `+${c.monitor.id}` : `-${c.monitorId}`));
+  return seen;
+}
+
+describe('MonitorRoster', () => {
+  it('tracks saved monitors it owns, untracks deleted or foreign ones, and tells its listeners', () => {
+    const { roster, partitions } = rosterWith();
+    const seen = changesOf(roster);
+    roster.apply({ kind: 'saved', monitor: monitorEntity(A) });
+    partitions.lost.add(B);
+    roster.apply({ kind: 'saved', monitor: monitorEntity(B) });
+    expect(roster.size).toBe(1);
+    expect(roster.owns(A)).toBe(true);
+    expect(roster.owns(B)).toBe(false);
+    roster.apply({ kind: 'deleted', monitorId: A });
+    roster.apply({ kind: 'deleted', monitorId: A });
+    expect(roster.get(A)).toBeUndefined();
+    expect(seen).toEqual([`+${A}`, `-${A}`]);
+  });
+
+  it('keeps the status it recorded when the API saves the monitor again (the API never writes status)', () => {
+    const { roster } = rosterWith(monitorEntity(A));
+    roster.recordStatus(A, 'down', 5_000);
+    roster.recordChecked(A, 5_010);
+    roster.apply({
+      kind: 'saved',
+      monitor: monitorEntity(A, { checkInterval: 300, lastStatus: 'up', lastStatusChange: 1, lastCheckedAt: 4_000 }),
+    });
+    expect(roster.get(A)).toMatchObject({
+      checkInterval: 300,
+      lastStatus: 'down',
+      lastStatusChange: 5_000,
+      lastCheckedAt: 5_010,
+    });
+    expect(roster.stateOf(A)).toMatchObject({ status: 'down', lastChange: 5_000, consecutiveDown: 0 });
+    expect(roster.stateOf(B)).toBeNull();
+  });
+
+  it('never moves the last check back in time', () => {
+    const { roster } = rosterWith(monitorEntity(A, { lastCheckedAt: 9_000 }));
+    roster.recordChecked(A, 8_000);
+    expect(roster.get(A)?.lastCheckedAt).toBe(9_000);
+  });
+
+  it('adopts the monitors of gained partitions from the table and releases those of lost ones', async () => {
+    const { roster, table } = rosterWith();
+    table.put(monitorEntity(A), monitorEntity(B));
+    await roster.adopt([partitionOf(A)]);
+    expect(roster.get(A)).toBeDefined();
+    expect(roster.get(B)?.id === B).toBe(partitionOf(B) === partitionOf(A));
+    await roster.adopt([partitionOf(B)]);
+    expect(roster.size).toBe(2);
+    roster.release([partitionOf(A)]);
+    expect(roster.get(A)).toBeUndefined();
+  });
+
+  it('resync loads the monitors changed elsewhere and drops the deleted and the foreign ones', async () => {
+    const { roster, table, partitions } = rosterWith(monitorEntity(A), monitorEntity(B));
+    const C = 'aaaaaaaaaaaaaaaaaaaaaa03';
+    table.put(monitorEntity(A, { updatedAt: 2_000, checkInterval: 600 }), monitorEntity(C));
+    table.rows.delete(B);
+    partitions.lost.add(C);
+    await roster.resync();
+    expect(roster.get(A)?.checkInterval).toBe(600);
+    expect(roster.get(B)).toBeUndefined();
+    expect(roster.get(C)).toBeUndefined();
+  });
+
+  it('counts its monitors by region and by the status the API shows, unknown when unchecked for 3 intervals', () => {
+    const { roster } = rosterWith(
+      monitorEntity(A, { lastStatus: 'up', lastCheckedAt: 10_000 }),
+      monitorEntity(B, { lastStatus: 'down', lastCheckedAt: 10_000 - 181, regions: ['eu-west-1'] }),
+    );
+    expect(roster.countByStatus(10_000)).toEqual({ pending: 0, up: 1, down: 0, unknown: 1 });
+    expect(Object.fromEntries(roster.byRegion())).toEqual({ 'eu-west-1': 2, 'us-east-1': 1 });
+  });
+});

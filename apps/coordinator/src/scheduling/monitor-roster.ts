@@ -1,0 +1,160 @@
+import { Injectable } from '@nestjs/common';
+import type { RegionId } from '#contracts';
+import { PartitionManager } from '../cluster/partition-manager.js';
+import { partitionOf } from '../cluster/partitions.js';
+import { initialState, type MonitorState } from '../evaluation/status.js';
+import type { MonitorChange } from '../monitors/monitor-events.js';
+import type { MonitorEntity } from '../monitors/monitor.entity.js';
+import { effectiveStatus } from '../monitors/monitor-status.js';
+import { MonitorsRepository } from '../monitors/monitors.repository.js';
+
+/** A monitor this replica starts or stops checking. */
+export type RosterChange = { kind: 'tracked'; monitor: MonitorEntity } | { kind: 'untracked'; monitorId: string };
+
+/**
+ * The monitors this replica checks, as the API last saved them, with their status as this
+ * replica last recorded it: the one place a monitor's status lives in memory (the database
+ * holds the durable copy, written by transitions/). With several replicas, only monitors of the
+ * partitions this replica leases are here. The scheduler, the evidence and the evaluation follow
+ * its changes (`onChange`).
+ */
+@Injectable()
+export class MonitorRoster {
+  private readonly monitors = new Map<string, MonitorEntity>();
+  private readonly listeners: ((change: RosterChange) => void)[] = [];
+
+  constructor(
+    private readonly repository: MonitorsRepository,
+    private readonly partitions: PartitionManager,
+  ) {}
+
+  /** Called when a monitor is tracked (added or changed) or untracked. */
+  onChange(listener: (change: RosterChange) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Monitors checked by this replica. */
+  get size(): number {
+    return this.monitors.size;
+  }
+
+  get(monitorId: string): MonitorEntity | undefined {
+    return this.monitors.get(monitorId);
+  }
+
+  /** Whether this replica checks the monitor and still leases its partition (only then it evaluates). */
+  owns(monitorId: string): boolean {
+    return this.monitors.has(monitorId) && this.partitions.ownsMonitor(monitorId);
+  }
+
+  /** The monitor's status as evaluation starts from it; null when it is not checked here. */
+  stateOf(monitorId: string): MonitorState | null {
+    const monitor = this.monitors.get(monitorId);
+    return monitor ? initialState(monitor.lastStatus, monitor.lastStatusChange) : null;
+  }
+
+  /** A status change was recorded (transitions/). */
+  recordStatus(monitorId: string, status: 'up' | 'down', changedAt: number): void {
+    const monitor = this.monitors.get(monitorId);
+    if (!monitor) return;
+    monitor.lastStatus = status;
+    monitor.lastStatusChange = changedAt;
+  }
+
+  /** An UP or DOWN result of the monitor arrived at `at` (Unix s): what the `unknown` overlay reads. */
+  recordChecked(monitorId: string, at: number): void {
+    const monitor = this.monitors.get(monitorId);
+    if (monitor) monitor.lastCheckedAt = Math.max(monitor.lastCheckedAt ?? 0, at);
+  }
+
+  /** A committed monitor change (this replica's API, or a notice from another replica). */
+  apply(change: MonitorChange): void {
+    if (change.kind === 'deleted') {
+      this.untrack(change.monitorId);
+      return;
+    }
+    if (!this.partitions.ownsMonitor(change.monitor.id)) {
+      this.untrack(change.monitor.id);
+      return;
+    }
+    const known = this.monitors.get(change.monitor.id);
+    // Status is recorded here, not by the API: keep what is known, take the rest from the change.
+    this.track(
+      known
+        ? {
+            ...change.monitor,
+            lastStatus: known.lastStatus,
+            lastStatusChange: known.lastStatusChange,
+            lastCheckedAt: Math.max(known.lastCheckedAt ?? 0, change.monitor.lastCheckedAt ?? 0) || null,
+          }
+        : change.monitor,
+    );
+  }
+
+  /** Partitions leased to this replica: their monitors are tracked from their stored state. */
+  async adopt(partitions: readonly number[]): Promise<void> {
+    const wanted = new Set(partitions);
+    for await (const page of this.repository.pagesOfAll()) {
+      for (const monitor of page) {
+        if (wanted.has(partitionOf(monitor.id)) && !this.monitors.has(monitor.id)) this.track(monitor);
+      }
+    }
+  }
+
+  /** Partitions this replica no longer leases: their monitors stop here at once. */
+  release(partitions: readonly number[]): void {
+    const gone = new Set(partitions);
+    for (const id of [...this.monitors.keys()]) if (gone.has(partitionOf(id))) this.untrack(id);
+  }
+
+  /**
+   * Brings the roster in line with the database (changes made through other replicas whose
+   * notice did not arrive): reads every monitor's id and updated_at, loads only those that differ.
+   */
+  async resync(): Promise<void> {
+    const versions = await this.repository.versions();
+    const changed: string[] = [];
+    for (const [id, updatedAt] of versions) {
+      if (this.partitions.ownsMonitor(id) && this.monitors.get(id)?.updatedAt !== updatedAt) changed.push(id);
+    }
+    for (const monitor of await this.repository.findByIds(changed)) {
+      if (this.partitions.ownsMonitor(monitor.id)) this.apply({ kind: 'saved', monitor });
+    }
+    for (const id of [...this.monitors.keys()]) {
+      if (!versions.has(id) || !this.partitions.ownsMonitor(id)) this.untrack(id);
+    }
+  }
+
+  /** How many monitors checked here use each region. */
+  byRegion(): Map<RegionId, number> {
+    const needed = new Map<RegionId, number>();
+    for (const monitor of this.monitors.values()) {
+      for (const region of monitor.regions) needed.set(region, (needed.get(region) ?? 0) + 1);
+    }
+    return needed;
+  }
+
+  /** Monitors checked here by the status the API shows (with the `unknown` overlay) at `now` (Unix s). */
+  countByStatus(now: number): Record<string, number> {
+    const counts: Record<string, number> = { pending: 0, up: 0, down: 0, unknown: 0 };
+    for (const monitor of this.monitors.values()) {
+      const status = effectiveStatus(monitor, now);
+      counts[status] = (counts[status] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  private track(monitor: MonitorEntity): void {
+    this.monitors.set(monitor.id, monitor);
+    this.emit({ kind: 'tracked', monitor });
+  }
+
+  private untrack(monitorId: string): void {
+    if (!this.monitors.delete(monitorId)) return;
+    this.emit({ kind: 'untracked', monitorId });
+  }
+
+  private emit(change: RosterChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from '@jest/globals';
+import { createRegistry } from '#runtime';
+import { probeResult } from '../../../../test/support/check-results.js';
+import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
+import { Evidence } from '../evaluation/evidence.js';
+import type { MonitorState, StatusChangedEvent } from '../evaluation/status.js';
+import { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import { TransitionRecorder } from './transition-recorder.js';
+import { TransitionStage } from './transition.stage.js';
+import type { TransitionInput } from './transition.writer.js';
+
+const A = 'aaaaaaaaaaaaaaaaaaaaaa01';
+const down: MonitorState = { status: 'down', consecutiveDown: 2, lastChange: 1_767_268_800, lastScheduledAt: 2 };
+const wentDown = (region: StatusChangedEvent['region']): StatusChangedEvent => ({
+  type: 'status_changed',
+  from: 'up',
+  to: 'down',
+  at: down.lastChange,
+  region,
+  scheduledAt: 2,
+});
+
+function setup() {
+  const written: TransitionInput[] = [];
+  const recorder = new TransitionRecorder({
+    write: (t) => {
+      written.push(t);
+      return Promise.resolve();
+    },
+    capacity: 10,
+  });
+  const { roster, partitions } = rosterWith(monitorEntity(A, { lastStatus: 'up' }));
+  const evidence = new Evidence(roster);
+  const metrics = new CoordinatorMetrics(createRegistry());
+  const stage = new TransitionStage(recorder, partitions.asManager(), roster, evidence, metrics);
+  return { stage, written, roster, partitions, evidence, metrics };
+}
+
+describe('TransitionStage (the record-transition stage)', () => {
+  it("writes a change with the deciding region's error as reason and every region's latest result as evidence", async () => {
+    const s = setup();
+    s.evidence.record(probeResult(A, 'eu-west-1', 'up', 12));
+    s.evidence.record({ ...probeResult(A, 'us-east-1', 'down', null), error: 'connect ECONNREFUSED' });
+    await s.stage.record(A, down, [wentDown('us-east-1')]);
+    expect(s.written).toHaveLength(1);
+    expect(s.written[0]).toMatchObject({
+      monitorId: A,
+      status: 'down',
+      changedAt: down.lastChange,
+      reason: 'connect ECONNREFUSED',
+    });
+    expect(Object.keys(s.written[0]!.evidence).sort()).toEqual(['eu-west-1', 'us-east-1']);
+    expect(s.roster.get(A)).toMatchObject({ lastStatus: 'down', lastStatusChange: down.lastChange });
+    expect(await s.metrics.registry.metrics()).toMatch(/^picket_status_changes_total\{to="down"\} 1$/m);
+  });
+
+  it('fences the write with the partition generation held when the change was decided', async () => {
+    const s = setup();
+    s.partitions.generation = 7;
+    await s.stage.record(A, down, [wentDown('eu-west-1')]);
+    s.partitions.generation = 8;
+    await s.written[0]!.fence!({} as never);
+    expect(s.partitions.fenced).toEqual([{ monitorId: A, generation: 7 }]);
+  });
+
+  it('writes nothing when only counters moved, or for a monitor not checked here', async () => {
+    const s = setup();
+    await s.stage.record(A, { ...down, status: 'up' }, []);
+    await s.stage.record('bbbbbbbbbbbbbbbbbbbbbbbb', down, [wentDown('eu-west-1')]);
+    expect(s.written).toEqual([]);
+    expect(s.roster.get(A)?.lastStatus).toBe('up');
+  });
+});

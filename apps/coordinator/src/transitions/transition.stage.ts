@@ -1,0 +1,47 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { PartitionManager } from '../cluster/partition-manager.js';
+import { Evidence } from '../evaluation/evidence.js';
+import type { MonitorEvent, MonitorState } from '../evaluation/status.js';
+import { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import { MonitorRoster } from '../scheduling/monitor-roster.js';
+import { TransitionRecorder } from './transition-recorder.js';
+
+/**
+ * The record-transition stage: a status change decided by evaluation is written with its
+ * incident and outbox rows in one transaction (TransitionWriter, through the recorder that holds
+ * it through a database outage), fenced by the partition lease held when it was decided, and
+ * then becomes the roster's status.
+ */
+@Injectable()
+export class TransitionStage {
+  private readonly logger = new Logger('Transitions');
+
+  constructor(
+    private readonly recorder: TransitionRecorder,
+    private readonly partitions: PartitionManager,
+    private readonly roster: MonitorRoster,
+    private readonly evidence: Evidence,
+    private readonly metrics: CoordinatorMetrics,
+  ) {}
+
+  /** The evaluator's save: `events` is often empty (only counters moved), then nothing is written. */
+  async record(monitorId: string, state: MonitorState, events: readonly MonitorEvent[]): Promise<void> {
+    if (!this.roster.get(monitorId)) return;
+    // Written only while this replica still holds the partition it held when deciding.
+    const generation = this.partitions.generationOf(monitorId);
+    for (const event of events) {
+      // Written now, or held through a database outage and written in order when it returns.
+      await this.recorder.record({
+        monitorId,
+        fence: (m) => this.partitions.fence(m, monitorId, generation),
+        status: event.to,
+        changedAt: state.lastChange,
+        reason: event.to === 'down' ? this.evidence.errorOf(monitorId, event.region) : null,
+        evidence: this.evidence.of(monitorId),
+      });
+      this.roster.recordStatus(monitorId, event.to, state.lastChange);
+      this.metrics.recordStatusChange(event.to);
+      this.logger.log(`monitor ${monitorId} is ${event.to} (${event.region}, was ${event.from})`);
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { IsNull, type EntityManager } from 'typeorm';
+import type { RegionId } from '#contracts';
+import { CLOCK, newObjectId, type Clock } from '#runtime';
+import { Database } from '../database/database.js';
+import { IncidentEntity, type RegionEvidence } from '../incidents/incident.entity.js';
+import { MonitorEntity } from '../monitors/monitor.entity.js';
+import { OutboxService } from '../notify/outbox.service.js';
+
+export interface TransitionInput {
+  monitorId: string;
+  status: 'up' | 'down';
+  /** Unix seconds. */
+  changedAt: number;
+  /** The deciding result's error when down (becomes the incident's reason). */
+  reason: string | null;
+  /** The latest result per region: the incident's evidence and the message's region list. */
+  evidence: Partial<Record<RegionId, RegionEvidence>>;
+  /**
+   * Checked inside the transaction, after the monitor's row is locked: whether the writer still
+   * holds the monitor's partition lease. When it does not, nothing is written.
+   */
+  fence?: (m: EntityManager) => Promise<boolean>;
+}
+
+/** A status change refused because the replica no longer leases the monitor's partition. */
+export class LeaseLostError extends Error {
+  constructor(monitorId: string) {
+    super(`this coordinator no longer holds the partition of monitor ${monitorId}`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+/**
+ * Where a monitor's status changes are written: the monitor's `last_status`, the incident it
+ * opens or resolves, and one outbox row per contact to tell commit in ONE transaction; the
+ * dispatcher sends later, so a crash between the two loses nothing. Nothing else writes
+ * `last_status` after a monitor's creation.
+ */
+@Injectable()
+export class TransitionWriter {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: OutboxService,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Records a monitor's new status. `down` of an active monitor opens an incident (unless one
+   * is open) and queues `monitor.down` for its active contacts; `up` resolves the open
+   * incident and, for an active monitor, queues `monitor.up` for active contacts that want it.
+   * Paused monitors get their status recorded and incidents resolved, but notify nobody.
+   */
+  async write(input: TransitionInput): Promise<void> {
+    const queued = await this.db.transaction(async (m) => {
+      // The row lock serialises status changes of one monitor across replicas (PostgreSQL;
+      // SQLite transactions are serialised already).
+      const monitor = await m.findOne(MonitorEntity, {
+        where: { id: input.monitorId },
+        ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+      });
+      if (!monitor) return 0;
+      if (input.fence && !(await input.fence(m))) throw new LeaseLostError(input.monitorId);
+      await m.update(
+        MonitorEntity,
+        { id: monitor.id },
+        { lastStatus: input.status, lastStatusChange: input.changedAt },
+      );
+      const open = await m.findOneBy(IncidentEntity, { monitorId: monitor.id, resolvedAt: IsNull() });
+      if (input.status === 'down') {
+        if (!monitor.active || open) return 0;
+        const incident = await this.openIncident(m, monitor, input);
+        return this.outbox.enqueue(m, monitor, 'monitor.down', {
+          status: 'down',
+          error: incident.reason,
+          incident,
+          startedAt: incident.startedAt,
+          durationSeconds: null,
+          severity: 'critical',
+          timestamp: input.changedAt,
+          evidence: input.evidence,
+        });
+      }
+      if (!open) return 0;
+      await m.update(IncidentEntity, { id: open.id }, { resolvedAt: input.changedAt, updatedAt: input.changedAt });
+      if (!monitor.active) return 0;
+      return this.outbox.enqueue(m, monitor, 'monitor.up', {
+        status: 'up',
+        error: null,
+        incident: open,
+        startedAt: open.startedAt,
+        durationSeconds: Math.max(0, input.changedAt - open.startedAt),
+        severity: 'critical',
+        timestamp: input.changedAt,
+        evidence: input.evidence,
+      });
+    });
+    if (queued > 0) this.outbox.written();
+  }
+
+  private async openIncident(
+    m: EntityManager,
+    monitor: MonitorEntity,
+    input: TransitionInput,
+  ): Promise<IncidentEntity> {
+    const incident = Object.assign(new IncidentEntity(), {
+      id: newObjectId(this.clock.now()),
+      accountId: monitor.accountId,
+      monitorId: monitor.id,
+      monitorName: monitor.name,
+      startedAt: input.changedAt,
+      resolvedAt: null,
+      reason: input.reason ?? 'Down',
+      userComment: '',
+      checkResults: input.evidence,
+      createdAt: input.changedAt,
+      updatedAt: input.changedAt,
+    });
+    await m.insert(IncidentEntity, incident);
+    return incident;
+  }
+}
