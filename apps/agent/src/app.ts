@@ -2,11 +2,12 @@ import 'reflect-metadata';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { NatsLink } from '#runtime';
+import { createLevelLogger, type NatsLink } from '#runtime';
 import { AgentModule } from './agent.module.js';
 import type { AgentConfig } from './config.js';
 
 export interface AgentAppOptions {
+  /** Absent: one that prints what LOG_LEVEL asks for. */
   logger?: LoggerService | false;
   /** The link main.ts already started; absent, the app makes its own (in-process tests). */
   natsLink?: NatsLink;
@@ -20,7 +21,7 @@ export async function createAgentApp(
   const app = await NestFactory.create<NestFastifyApplication>(
     AgentModule.forRoot(config, undefined, options.natsLink),
     new FastifyAdapter({ logger: false }),
-    { logger: options.logger ?? undefined, abortOnError: false },
+    { logger: options.logger ?? createLevelLogger(config.LOG_LEVEL), abortOnError: false },
   );
   await app.init();
   return app;

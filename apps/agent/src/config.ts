@@ -2,7 +2,7 @@ import { Expose, Transform } from 'class-transformer';
 import { ArrayMinSize, IsIn, IsInt, IsIP, IsString, Matches, Max, Min } from 'class-validator';
 import { hostname } from 'node:os';
 import { DEFAULT_SUBJECT_PREFIX, REGION_IDS, SUBJECT_PREFIX_PATTERN, type RegionId } from '#contracts';
-import { commaList, digitsToInt, loadEnv, NatsEnv } from '#runtime';
+import { commaList, digitsToInt, loadEnv, LOG_LEVELS, NatsEnv, type LogLevel } from '#runtime';
 
 /** The agent's configuration, validated once at boot. */
 export class AgentConfig extends NatsEnv {
@@ -74,9 +74,10 @@ export class AgentConfig extends NatsEnv {
   @IsString()
   AGENT_HTTP_HOST = '127.0.0.1';
 
+  /** What the agent logs: `debug`, `info`, `warn` or `error`. */
   @Expose()
-  @IsIn(['debug', 'info', 'warn', 'error'])
-  LOG_LEVEL = 'info';
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: LogLevel = 'info';
 }
 
 export function loadAgentConfig(env: Readonly<Record<string, string | undefined>>): AgentConfig {

@@ -1,10 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { ConfigError } from '#runtime';
+import { ConfigError, createLevelLogger } from '#runtime';
 import { loadAgentConfig } from './config.js';
 import { createAgentNatsLink } from './nats-link.js';
 
 async function main(): Promise<void> {
   const config = loadAgentConfig(process.env);
+  // Every Logger, the NATS link's before Nest is loaded included, prints what LOG_LEVEL asks for.
+  const logger = createLevelLogger(config.LOG_LEVEL);
+  Logger.overrideLogger(logger);
   const natsLink = createAgentNatsLink(config, (message) => {
     new Logger('NATS').error(message);
     process.exit(1);
@@ -13,7 +16,7 @@ async function main(): Promise<void> {
   // says where the agent connects, and the HTTP server comes up whether NATS answers or not.
   natsLink.start();
   const { createAgentApp } = await import('./app.js');
-  const app = await createAgentApp(config, { natsLink });
+  const app = await createAgentApp(config, { natsLink, logger });
   app.enableShutdownHooks();
   await app.listen(config.AGENT_HTTP_PORT, config.AGENT_HTTP_HOST);
   new Logger('Agent').log(

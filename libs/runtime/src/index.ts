@@ -1,5 +1,6 @@
 export * from './clock.js';
 export * from './env.js';
+export * from './logger.js';
 export * from './mutex.js';
 export * from './object-id.js';
 export * from './metrics.js';
