@@ -9,6 +9,7 @@ import { systemClock } from '#runtime';
 import { AccountEntity } from '../apps/coordinator/src/auth/account.entity.js';
 import { loadCoordinatorConfig } from '../apps/coordinator/src/config.js';
 import { openDataSource, parseDatabaseUrl } from '../apps/coordinator/src/database/data-source.js';
+import { ENTITIES } from '../apps/coordinator/src/entities.js';
 import { Database } from '../apps/coordinator/src/database/database.js';
 import { migrate } from '../apps/coordinator/src/database/migrate.js';
 import { CheckResultsRepository } from '../apps/coordinator/src/history/check-results.repository.js';
@@ -56,7 +57,7 @@ function sqliteUrl(): string {
 }
 
 async function run(label: string, url: string, total: number): Promise<Row> {
-  const ds = await openDataSource(parseDatabaseUrl(url)!);
+  const ds = await openDataSource(parseDatabaseUrl(url)!, ENTITIES);
   try {
     await migrate(ds);
     const now = Math.floor(Date.now() / 1000);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newObjectId, systemClock } from '#runtime';
 import { openDataSource, parseDatabaseUrl } from '../apps/coordinator/src/database/data-source.js';
+import { ENTITIES } from '../apps/coordinator/src/entities.js';
 import { MonitorEntity } from '../apps/coordinator/src/monitors/monitor.entity.js';
 import { processRssMb, startCoordinator, stopCoordinator } from './coordinator-process.js';
 import { deployedNodeOptions } from '../test/support/deployed-node-options.js';
@@ -163,7 +164,7 @@ async function runOnce(
 /** Writes N monitors of the default account straight into the database (the API would take minutes). */
 async function seed(databaseUrl: string, size: number, targetPort: number): Promise<number> {
   const started = Date.now();
-  const ds = await openDataSource(parseDatabaseUrl(databaseUrl)!);
+  const ds = await openDataSource(parseDatabaseUrl(databaseUrl)!, ENTITIES);
   try {
     const accountId = (await ds.query<{ id: string }[]>(`SELECT "id" FROM "accounts" LIMIT 1`))[0]?.id;
     if (!accountId) throw new Error('no account after the first start');

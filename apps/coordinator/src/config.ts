@@ -5,18 +5,20 @@ import { Expose, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
 import { ConfigError, digitsToInt, loadEnv, NatsEnv } from '#runtime';
-import { parseCheckerAddresses } from './agents/checker-addresses.js';
-import { API_KEY_PATTERN } from './auth/api-key.js';
-import { loadTlsFiles } from './tls/tls-files.js';
-import { DEFAULT_ENDPOINTS } from './notify/notifier-deps.js';
-import { parseDatabaseUrl, type DatabaseTarget } from './database/database-url.js';
+import { API_KEY_PATTERN } from './config/api-key-pattern.js';
+import { parseCheckerAddresses, type ConfiguredAddresses } from './config/checker-addresses.js';
+import { parseDatabaseUrl, type DatabaseTarget } from './config/database-url.js';
+import { DEFAULT_ENDPOINTS } from './config/notify-endpoints.js';
+import { loadTlsFiles } from './config/tls-files.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * The coordinator's configuration: environment variables, read and validated once at boot
- * (ARCHITECTURE habit 5). Nothing else reads process.env.
+ * (ARCHITECTURE habit 5). Nothing else reads process.env. It imports no feature: what reads or
+ * describes a single value (its parser, pattern or default) lives in config/, and features
+ * import it from there.
  */
 export class CoordinatorConfig extends NatsEnv {
   /** `sqlite:<path>` (embedded default) or `postgres://user@host:port/db`. */
@@ -233,6 +235,13 @@ export class CoordinatorConfig extends NatsEnv {
     const target = parseDatabaseUrl(this.DATABASE_URL);
     if (!target) throw new Error('DATABASE_URL was validated at load time');
     return target;
+  }
+
+  /** CHECKER_ADDRESSES by region ({} when unset). */
+  get checkerAddresses(): ConfiguredAddresses {
+    const configured = parseCheckerAddresses(this.CHECKER_ADDRESSES ?? '');
+    if (typeof configured === 'string') throw new Error('CHECKER_ADDRESSES was validated at load time');
+    return configured;
   }
 }
 

@@ -7,6 +7,7 @@ import { CoordinatorConfig } from './config.js';
 import { ContactsModule } from './contacts/contacts.module.js';
 import { CoreModule } from './core.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { ENTITIES } from './entities.js';
 import { HealthModule, StoppingMarker } from './health/health.module.js';
 import { HistoryModule } from './history/history.module.js';
 import { IncidentsModule } from './incidents/incidents.module.js';
@@ -23,7 +24,7 @@ export class CoordinatorModule {
       module: CoordinatorModule,
       imports: [
         CoreModule.forRoot(config, clock),
-        DatabaseModule.forRoot(config.database),
+        DatabaseModule.forRoot(config.database, ENTITIES),
         HealthModule,
         AuthModule,
         AccountModule,

@@ -4,7 +4,7 @@ import { ConfigError } from '#runtime';
 import { createCoordinatorApp, createLogger } from './app.js';
 import { loadCoordinatorConfig } from './config.js';
 import { startNatsLink } from './probing/nats-connection.js';
-import { loadTlsFiles } from './tls/tls-files.js';
+import { loadTlsFiles } from './config/tls-files.js';
 
 async function main(): Promise<void> {
   const config = loadCoordinatorConfig(process.env);

@@ -11,7 +11,8 @@ export class ConfigError extends Error {
 /**
  * Reads a configuration class from environment variables, once, at boot. Property names
  * are the variable names. Empty strings count as unset. A bad value throws a ConfigError
- * naming every offending variable; nothing is coerced silently.
+ * naming every offending variable; nothing is coerced silently. Configuration classes use
+ * class-validator's own decorators, not `@Field` (docs/decisions/0013-validation-decorator.md).
  */
 export function loadEnv<T extends object>(cls: new () => T, env: Readonly<Record<string, string | undefined>>): T {
   const plain: Record<string, string> = {};

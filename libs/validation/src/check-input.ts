@@ -89,7 +89,8 @@ export interface Checked<T> {
 /**
  * Validates untrusted input (a parsed JSON body or a query-string object) against a DTO
  * class: unknown fields are refused, read-only fields dropped, nothing coerced, and every
- * problem reported at once with a dotted field path under `prefix`.
+ * problem reported at once with a dotted field path under `prefix`
+ * (docs/decisions/0013-validation-decorator.md).
  */
 export function checkInput<T extends object>(cls: Class<T>, input: unknown, prefix = ''): Checked<T> {
   if (!isPlainObject(input)) {

@@ -1,7 +1,7 @@
 /**
  * Pure field checkers. Each returns null when the value is acceptable, or a short message
  * saying what is wrong. DTOs attach them with the `Field` decorator (./field.ts); services
- * and the CLI may call them directly.
+ * and the CLI may call them directly (docs/decisions/0013-validation-decorator.md).
  */
 import { isObjectId } from '#runtime';
 

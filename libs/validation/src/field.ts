@@ -12,7 +12,7 @@ export interface FieldOptions {
 /**
  * Attaches one checker to a DTO property as a single class-validator constraint, so each
  * field reports at most one problem: "is required", "must not be null", or the checker's
- * own message.
+ * own message (docs/decisions/0013-validation-decorator.md).
  */
 export function Field(checker: Checker, options: FieldOptions = {}): PropertyDecorator {
   const problemOf = (value: unknown): string | null => {

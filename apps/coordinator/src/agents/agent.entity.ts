@@ -37,3 +37,6 @@ export class AgentEntity {
   @Column({ name: 'last_seen_at', type: 'bigint', transformer: bigintNumber })
   lastSeenAt!: number;
 }
+
+/** The agents feature's tables, for the data source (entities.ts). */
+export const AGENTS_ENTITIES = [AgentEntity];

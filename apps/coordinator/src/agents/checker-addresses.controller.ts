@@ -5,12 +5,7 @@ import { Field, oneOf } from '#validation';
 import { Public } from '../auth/auth.guard.js';
 import { CoordinatorConfig } from '../config.js';
 import { AgentsStore } from './agents.store.js';
-import {
-  checkerAddresses,
-  checkerAddressesText,
-  parseCheckerAddresses,
-  type RegionAddresses,
-} from './checker-addresses.js';
+import { checkerAddresses, checkerAddressesText, type RegionAddresses } from './checker-addresses.js';
 
 export class CheckerAddressesQuery {
   @Field(oneOf(['json', 'txt']), { optional: true }) format?: 'json' | 'txt';
@@ -48,8 +43,7 @@ export class CheckerAddressesController {
   private async regions(): Promise<RegionAddresses[]> {
     const now = this.clock.now();
     if (this.cached && now - this.cached.at < CACHE_MS) return this.cached.regions;
-    const configured = parseCheckerAddresses(this.config.CHECKER_ADDRESSES ?? '');
-    const regions = checkerAddresses(await this.agents.list(), typeof configured === 'string' ? {} : configured, now);
+    const regions = checkerAddresses(await this.agents.list(), this.config.checkerAddresses, now);
     this.cached = { at: now, regions };
     return regions;
   }

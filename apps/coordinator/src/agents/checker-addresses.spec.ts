@@ -2,32 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { REGION_IDS } from '#contracts';
 import { agentsListing } from './agents-list.js';
 import type { AgentEntity } from './agent.entity.js';
-import {
-  CHECKER_ADDRESS_MAX_AGE_MS,
-  checkerAddresses,
-  checkerAddressesText,
-  parseCheckerAddresses,
-} from './checker-addresses.js';
+import { CHECKER_ADDRESS_MAX_AGE_MS, checkerAddresses, checkerAddressesText } from './checker-addresses.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
-
-describe('parseCheckerAddresses', () => {
-  it.each([
-    ['', {}],
-    ['eu-west-1=203.0.113.5', { 'eu-west-1': ['203.0.113.5'] }],
-    [
-      ' eu-west-1 = 203.0.113.5, 2001:db8::5 ; us-east-1=198.51.100.7;',
-      { 'eu-west-1': ['203.0.113.5', '2001:db8::5'], 'us-east-1': ['198.51.100.7'] },
-    ],
-    ['eu-west-1=203.0.113.5;eu-west-1=203.0.113.6', { 'eu-west-1': ['203.0.113.5', '203.0.113.6'] }],
-    ['mars-1=203.0.113.5', '"mars-1" is not a region'],
-    ['eu-west-1=example.com', '"example.com" is not an IP address'],
-    ['eu-west-1', '"eu-west-1" is not region=address,address'],
-    ['eu-west-1=1.2.3.4=5', '"eu-west-1=1.2.3.4=5" is not region=address,address'],
-  ])('%j', (text, expected) => {
-    expect(parseCheckerAddresses(text)).toEqual(expected);
-  });
-});
 
 describe('checkerAddresses', () => {
   const agent = (regions: string[], ipv4: string[], ipv6: string[], lastSeenAt = NOW) => ({

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { REGIONS, isRegionId, type RegionId } from '#contracts';
+import { REGIONS, type RegionId } from '#contracts';
+import type { ConfiguredAddresses } from '../config/checker-addresses.js';
 
 /** Addresses of agents heard from within this long are published (an agent that left stays listed a day). */
 export const CHECKER_ADDRESS_MAX_AGE_MS = 24 * 3600_000;
@@ -12,27 +13,6 @@ export interface RegionAddresses {
   ipv6: string[];
 }
 
-export type ConfiguredAddresses = Partial<Record<RegionId, string[]>>;
-
-/**
- * Parses CHECKER_ADDRESSES: `region=addr,addr;region=addr` (IPv4 or IPv6). Returns the map,
- * or a problem in words.
- */
-export function parseCheckerAddresses(text: string): ConfiguredAddresses | string {
-  const result: ConfiguredAddresses = {};
-  for (const part of text.split(';').map((p) => p.trim())) {
-    if (part === '') continue;
-    const [region, list, extra] = part.split('=').map((p) => p.trim());
-    if (extra !== undefined || !list) return `"${part}" is not region=address,address`;
-    if (!isRegionId(region)) return `"${region ?? ''}" is not a region`;
-    const addresses = list.split(',').map((a) => a.trim());
-    const bad = addresses.find((a) => isIP(a) === 0);
-    if (bad !== undefined) return `"${bad}" is not an IP address`;
-    result[region] = [...(result[region] ?? []), ...addresses];
-  }
-  return result;
-}
-
 interface AgentAddresses {
   regions: readonly RegionId[];
   ipv4: readonly string[];
@@ -43,7 +23,7 @@ interface AgentAddresses {
 /**
  * The published list (docs/decisions/0009-checker-addresses.md): all fifteen regions in order,
  * each with the addresses of its agents seen within CHECKER_ADDRESS_MAX_AGE_MS plus the configured
- * ones, by family, de-duplicated and sorted.
+ * ones (CHECKER_ADDRESSES), by family, de-duplicated and sorted.
  */
 export function checkerAddresses(
   agents: readonly AgentAddresses[],

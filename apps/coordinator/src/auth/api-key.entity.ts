@@ -37,3 +37,6 @@ export class ApiKeyEntity {
   @Column({ name: 'last_used_at', type: 'bigint', nullable: true, transformer: epochSeconds })
   lastUsedAt!: number | null;
 }
+
+/** The auth feature's tables, for the data source (entities.ts). */
+export const AUTH_ENTITIES = [AccountEntity, ApiKeyEntity];

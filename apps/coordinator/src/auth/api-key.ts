@@ -1,8 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** `pkt_` + 64 lowercase hex characters: 256 random bits (docs/decisions/0003-auth-permissions-rate-limit.md). */
-export const API_KEY_PATTERN = /^pkt_[0-9a-f]{64}$/;
+/** The key format, defined beside the configuration (BOOTSTRAP_API_KEY is validated with it). */
+export { API_KEY_PATTERN } from '../config/api-key-pattern.js';
 
+/** A new key of the form API_KEY_PATTERN. */
 export function generateApiKey(): string {
   return `pkt_${randomBytes(32).toString('hex')}`;
 }

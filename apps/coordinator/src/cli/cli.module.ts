@@ -6,6 +6,7 @@ import { CoordinatorConfig } from '../config.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { CoreModule } from '../core.module.js';
 import { DatabaseModule } from '../database/database.module.js';
+import { ENTITIES } from '../entities.js';
 
 /** What the admin CLI needs: the same database (migrated on open) and services as the server. */
 @Module({})
@@ -15,7 +16,7 @@ export class CliModule {
       module: CliModule,
       imports: [
         CoreModule.forRoot(config, systemClock),
-        DatabaseModule.forRoot(config.database),
+        DatabaseModule.forRoot(config.database, ENTITIES),
         AuthModule,
         ContactsModule,
         AgentsModule,

@@ -41,3 +41,6 @@ export class CoordinatorMemberEntity {
   @Column({ name: 'subject_prefix', type: 'varchar', length: 255, default: '' })
   subjectPrefix!: string;
 }
+
+/** The cluster feature's tables, for the data source (entities.ts). */
+export const CLUSTER_ENTITIES = [PartitionLeaseEntity, CoordinatorMemberEntity];

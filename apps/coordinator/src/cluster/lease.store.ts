@@ -10,6 +10,7 @@ const FORGET_MEMBERS_AFTER_MS = 24 * 3600_000;
 /**
  * The database side of partition leasing. Every write is one conditional statement, so two
  * replicas racing for a partition can never both get it: the row's owner and expiry decide.
+ * (Repository API and query builder, no raw SQL: docs/decisions/0012-raw-sql-where-kept.md.)
  */
 @Injectable()
 export class LeaseStore {

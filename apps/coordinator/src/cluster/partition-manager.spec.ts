@@ -4,6 +4,7 @@ import { ManualClock } from '#runtime';
 import { testDatabases, type TestDatabase } from '../../../../test/support/databases.js';
 import { loadCoordinatorConfig } from '../config.js';
 import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
+import { ENTITIES } from '../entities.js';
 import { Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
 import { ManualTimers } from '../scheduling/timers.js';
@@ -41,7 +42,7 @@ describe.each(testDatabases())('partition leases on $name', (kind) => {
     db ??= await kind.create();
     const target = parseDatabaseUrl(db.url);
     if (!target) throw new Error('bad url');
-    const dataSource = await openDataSource(target);
+    const dataSource = await openDataSource(target, ENTITIES);
     await migrate(dataSource);
     const database = new Database(dataSource);
     const config = loadCoordinatorConfig({

@@ -52,3 +52,6 @@ export class ContactEntity {
   @Column({ name: 'updated_at', type: 'bigint', transformer: epochSeconds })
   updatedAt!: number;
 }
+
+/** The contacts feature's tables, for the data source (entities.ts). */
+export const CONTACTS_ENTITIES = [ContactEntity];

@@ -2,22 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
-import { AgentEntity } from '../agents/agent.entity.js';
-import { AccountEntity } from '../auth/account.entity.js';
-import { ApiKeyEntity } from '../auth/api-key.entity.js';
-import { CoordinatorMemberEntity, PartitionLeaseEntity } from '../cluster/cluster.entity.js';
-import { ContactEntity } from '../contacts/contact.entity.js';
-import { CheckResultEntity, CheckRollupEntity } from '../history/check-result.entity.js';
-import { IncidentEntity } from '../incidents/incident.entity.js';
-import { MonitorContactEntity, MonitorEntity } from '../monitors/monitor.entity.js';
-import {
-  CertificateAlertEntity,
-  NotificationAttemptEntity,
-  NotificationEntity,
-  ServerSettingEntity,
-} from '../notify/notification.entity.js';
-import { RateLimitEntity } from '../rate-limit/rate-limit.entity.js';
-import { StatusPageEntity } from '../status-pages/status-page.entity.js';
+import type { DatabaseTarget } from '../config/database-url.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 
@@ -26,34 +11,18 @@ export type Dialect = 'sqlite' | 'postgres';
 /** A Unicode-aware LOWER registered on every SQLite connection; for queries only, never in the schema. */
 export const SQLITE_UNICODE_LOWER = 'picket_lower';
 
-import type { DatabaseTarget } from './database-url.js';
+export { parseDatabaseUrl, type DatabaseTarget } from '../config/database-url.js';
 
-export { parseDatabaseUrl, type DatabaseTarget } from './database-url.js';
-
-export const ENTITIES = [
-  AccountEntity,
-  ApiKeyEntity,
-  ContactEntity,
-  MonitorEntity,
-  MonitorContactEntity,
-  CheckResultEntity,
-  CheckRollupEntity,
-  IncidentEntity,
-  NotificationEntity,
-  NotificationAttemptEntity,
-  CertificateAlertEntity,
-  ServerSettingEntity,
-  PartitionLeaseEntity,
-  CoordinatorMemberEntity,
-  AgentEntity,
-  RateLimitEntity,
-  StatusPageEntity,
-];
+/**
+ * The entity classes of every table. The database layer imports no feature: the composition
+ * root assembles the list (apps/coordinator/src/entities.ts) and passes it in.
+ */
+export type Entities = NonNullable<DataSourceOptions['entities']>;
 
 /** `sqlite:<path>` (a file path, or `:memory:`) or `postgres://…` / `postgresql://…`. */
-export function dataSourceOptions(target: DatabaseTarget): DataSourceOptions {
+export function dataSourceOptions(target: DatabaseTarget, entities: Entities): DataSourceOptions {
   const common = {
-    entities: ENTITIES,
+    entities,
     migrationsTableName: 'picket_migrations',
     migrationsRun: false,
     synchronize: false,
@@ -88,11 +57,11 @@ export function dataSourceOptions(target: DatabaseTarget): DataSourceOptions {
 }
 
 /** Connects (creating the SQLite file's folder if needed); does not migrate. */
-export async function openDataSource(target: DatabaseTarget): Promise<DataSource> {
+export async function openDataSource(target: DatabaseTarget, entities: Entities): Promise<DataSource> {
   if (target.dialect === 'sqlite' && target.path !== ':memory:') {
     mkdirSync(dirname(resolve(target.path)), { recursive: true });
   }
-  const dataSource = new DataSource(dataSourceOptions(target));
+  const dataSource = new DataSource(dataSourceOptions(target, entities));
   await dataSource.initialize();
   return dataSource;
 }

@@ -1,6 +1,6 @@
 import { Global, Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { openDataSource, type DatabaseTarget } from './data-source.js';
+import { openDataSource, type DatabaseTarget, type Entities } from './data-source.js';
 import { Database, DATA_SOURCE } from './database.js';
 import { migrate } from './migrate.js';
 
@@ -12,18 +12,18 @@ class DataSourceCloser implements OnApplicationShutdown {
   }
 }
 
-/** The database connection, migrated to the current schema before anything uses it. */
+/** The database connection, migrated to the current schema before anything uses it; `entities` from the composition root. */
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(target: DatabaseTarget): DynamicModule {
+  static forRoot(target: DatabaseTarget, entities: Entities): DynamicModule {
     return {
       module: DatabaseModule,
       providers: [
         {
           provide: DATA_SOURCE,
           useFactory: async () => {
-            const dataSource = await openDataSource(target);
+            const dataSource = await openDataSource(target, entities);
             try {
               await migrate(dataSource);
             } catch (error) {

@@ -4,6 +4,7 @@ import { testDatabases, type TestDatabase } from '../../../../test/support/datab
 import { AccountEntity } from '../auth/account.entity.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
 import { MonitorContactEntity, MonitorEntity } from '../monitors/monitor.entity.js';
+import { ENTITIES } from '../entities.js';
 import { openDataSource, parseDatabaseUrl } from './data-source.js';
 import { Database } from './database.js';
 import { migrate } from './migrate.js';
@@ -65,7 +66,7 @@ describe.each(testDatabases())('storage on $name', (kind) => {
     db ??= await kind.create();
     const target = parseDatabaseUrl(db.url);
     if (!target) throw new Error('bad test url');
-    const dataSource = await openDataSource(target);
+    const dataSource = await openDataSource(target, ENTITIES);
     open.push(dataSource);
     return dataSource;
   }
@@ -197,7 +198,7 @@ describe('Database on SQLite', () => {
   it('serialises transactions on the single shared connection: no lost update', async () => {
     const sqlite = testDatabases()[0]!;
     const db = await sqlite.create();
-    const ds = await openDataSource(parseDatabaseUrl(db.url)!);
+    const ds = await openDataSource(parseDatabaseUrl(db.url)!, ENTITIES);
     try {
       await migrate(ds);
       const database = new Database(ds);
@@ -227,7 +228,10 @@ describe('Database on SQLite', () => {
     // own write with "database is locked" (SQLITE_BUSY_SNAPSHOT; no busy timeout applies).
     const sqlite = testDatabases()[0]!;
     const db = await sqlite.create();
-    const [a, b] = [await openDataSource(parseDatabaseUrl(db.url)!), await openDataSource(parseDatabaseUrl(db.url)!)];
+    const [a, b] = [
+      await openDataSource(parseDatabaseUrl(db.url)!, ENTITIES),
+      await openDataSource(parseDatabaseUrl(db.url)!, ENTITIES),
+    ];
     try {
       await migrate(a);
       await insertAccount(a.manager, '0', 1);

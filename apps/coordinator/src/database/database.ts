@@ -25,6 +25,7 @@ function beginImmediately(runner: QueryRunner): void {
 /**
  * The one handle repositories use. On SQLite all work shares one connection, so
  * transactions are serialised here (TypeORM would otherwise interleave them as savepoints).
+ * `dialect`, `bool` and `lower` serve per-dialect SQL (docs/decisions/0012-raw-sql-where-kept.md).
  */
 @Injectable()
 export class Database {

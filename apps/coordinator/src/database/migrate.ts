@@ -49,6 +49,7 @@ export async function exclusively<T>(dataSource: DataSource, fn: () => Promise<T
  * PostgreSQL under an advisory lock (each migration in its own transaction); SQLite inside
  * one BEGIN IMMEDIATE transaction, which holds the file's write lock, so a second process
  * (the CLI next to a running server) waits and then finds nothing to do.
+ * docs/decisions/0015-two-migration-sets.md
  */
 export async function migrate(dataSource: DataSource): Promise<string[]> {
   if (dataSource.options.type === 'postgres') {

@@ -37,10 +37,6 @@ export class Readiness {
     this.stopping = true;
   }
 
-  get isStopping(): boolean {
-    return this.stopping;
-  }
-
   async answer(): Promise<ReadinessAnswer> {
     const reports = await Promise.all(
       this.parts.map(async (part): Promise<PartReport> => {

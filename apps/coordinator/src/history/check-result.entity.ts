@@ -117,3 +117,6 @@ export class CheckRollupEntity {
   @Column({ type: 'text', nullable: true })
   histogram!: string | null;
 }
+
+/** The history feature's tables, for the data source (entities.ts). */
+export const HISTORY_ENTITIES = [CheckResultEntity, CheckRollupEntity];

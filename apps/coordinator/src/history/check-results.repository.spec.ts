@@ -9,6 +9,7 @@ import { createCoordinatorApp } from '../app.js';
 import { AccountEntity } from '../auth/account.entity.js';
 import { loadCoordinatorConfig, type CoordinatorConfig } from '../config.js';
 import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
+import { ENTITIES } from '../entities.js';
 import { Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
 import { MonitorEntity } from '../monitors/monitor.entity.js';
@@ -58,7 +59,7 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
 
   beforeEach(async () => {
     db = await kind.create();
-    ds = await openDataSource(parseDatabaseUrl(db.url)!);
+    ds = await openDataSource(parseDatabaseUrl(db.url)!, ENTITIES);
     await migrate(ds);
     await ds.manager.insert(AccountEntity, { id: ACCOUNT, name: 'a', subscriptionStatus: 'active', createdAt: NOW_S });
     await insertMonitor(ds, MONITOR);
@@ -437,7 +438,7 @@ if (SHARED.length > 0) {
       const db = await kind.create();
       const sources: DataSource[] = [];
       try {
-        for (let i = 0; i < 3; i++) sources.push(await openDataSource(parseDatabaseUrl(db.url)!));
+        for (let i = 0; i < 3; i++) sources.push(await openDataSource(parseDatabaseUrl(db.url)!, ENTITIES));
         await migrate(sources[0]!);
         await sources[0]!.manager.insert(AccountEntity, {
           id: ACCOUNT,

@@ -164,6 +164,7 @@ const keyOf = (monitorId: string, region: string) => `${monitorId} ${region}`;
 /**
  * Raw check results and their daily roll-ups. Every read is scoped to one monitor whose
  * ownership the service has checked; writes come from the ResultsWriter and the retention job.
+ * Why batches are plain SQL per dialect: docs/decisions/0012-raw-sql-where-kept.md.
  */
 @Injectable()
 export class CheckResultsRepository {

@@ -33,6 +33,7 @@ function storedTimings(timings: ProbeTimings): ProbeTimings {
  * - When the database is unreachable the batch goes back to the front of the buffer and is
  *   retried on the next tick. Any other failure retries the batch one row per transaction,
  *   so a single bad row is dropped (and logged) instead of blocking the rest.
+ * - The batch statements are raw SQL per dialect (docs/decisions/0012-raw-sql-where-kept.md).
  */
 @Injectable()
 export class ResultsWriter implements BeforeApplicationShutdown {

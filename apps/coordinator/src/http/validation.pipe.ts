@@ -7,6 +7,7 @@ const NOT_DTOS: readonly unknown[] = [String, Number, Boolean, Object, Array];
  * The global validation step: a `@Body()` or `@Query()` typed with a DTO class is checked
  * by `validateInput` (unknown fields refused, nothing coerced, every problem reported).
  * Parameters typed `unknown` pass through for services that must look something up first.
+ * docs/decisions/0013-validation-decorator.md
  */
 @Injectable()
 export class InputValidationPipe implements PipeTransform {

@@ -60,3 +60,6 @@ export class IncidentEntity {
   @Column({ name: 'updated_at', type: 'bigint', transformer: epochSeconds })
   updatedAt!: number;
 }
+
+/** The incidents feature's tables, for the data source (entities.ts). */
+export const INCIDENTS_ENTITIES = [IncidentEntity];

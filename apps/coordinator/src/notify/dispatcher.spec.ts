@@ -8,6 +8,7 @@ import { loadCoordinatorConfig } from '../config.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
 import { ContactsRepository } from '../contacts/contacts.repository.js';
 import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
+import { ENTITIES } from '../entities.js';
 import { Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
 import { IncidentEntity } from '../incidents/incident.entity.js';
@@ -184,7 +185,7 @@ describe.each(testDatabases())('outbox and dispatcher on $name', (kind) => {
 
   async function harness(): Promise<Harness> {
     db ??= await kind.create();
-    const ds = await openDataSource(parseDatabaseUrl(db.url)!);
+    const ds = await openDataSource(parseDatabaseUrl(db.url)!, ENTITIES);
     open.push(ds);
     return new Harness(ds).init();
   }
@@ -478,7 +479,7 @@ if (postgres.length > 0) {
 
     async function harness(): Promise<Harness> {
       db ??= await postgres[0]!.create();
-      const ds = await openDataSource(parseDatabaseUrl(db.url)!);
+      const ds = await openDataSource(parseDatabaseUrl(db.url)!, ENTITIES);
       open.push(ds);
       return new Harness(ds).init();
     }

@@ -29,7 +29,7 @@ const POLL_MS = 1_000;
  * through its channel's notifier, logs the attempt, and schedules a retry, finishes the row,
  * or gives up — updating the contact's failure count and deactivating it after five failed
  * deliveries in a row. A crash between sending and recording repeats the delivery with the
- * same ids (at least once; receivers deduplicate).
+ * same ids (at least once; receivers deduplicate). The claim: docs/decisions/0012-raw-sql-where-kept.md.
  */
 @Injectable()
 export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {

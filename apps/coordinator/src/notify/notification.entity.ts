@@ -160,3 +160,11 @@ export class ServerSettingEntity {
   @Column({ type: 'text' })
   value!: string;
 }
+
+/** The notify feature's tables, for the data source (entities.ts). */
+export const NOTIFY_ENTITIES = [
+  NotificationEntity,
+  NotificationAttemptEntity,
+  CertificateAlertEntity,
+  ServerSettingEntity,
+];

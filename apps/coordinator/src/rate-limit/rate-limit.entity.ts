@@ -15,3 +15,6 @@ export class RateLimitEntity {
   @Column({ type: 'double precision' })
   tat!: number;
 }
+
+/** The rate-limit feature's table, for the data source (entities.ts). */
+export const RATE_LIMIT_ENTITIES = [RateLimitEntity];

@@ -19,6 +19,7 @@ const SQLITE_ADMIT = `
  * The buckets, shared by every coordinator replica through the database. `admit` is one
  * statement: the row is updated only if the request fits, so concurrent requests on any
  * number of replicas can never together take more than the budget.
+ * One raw statement per dialect: docs/decisions/0012-raw-sql-where-kept.md.
  */
 @Injectable()
 export class RateLimitStore {

@@ -45,3 +45,6 @@ export class StatusPageEntity {
   @Column({ name: 'updated_at', type: 'bigint', transformer: epochSeconds })
   updatedAt!: number;
 }
+
+/** The status-pages feature's table, for the data source (entities.ts). */
+export const STATUS_PAGES_ENTITIES = [StatusPageEntity];

@@ -11,7 +11,7 @@ import { CheckResultKey1764800000000 } from './1764800000000-check-result-key.js
 import { MonitorLastChecked1764900000000 } from './1764900000000-monitor-last-checked.js';
 import { CoordinatorMode1765000000000 } from './1765000000000-coordinator-mode.js';
 
-/** Reviewed SQLite migrations, oldest first. */
+/** Reviewed SQLite migrations, oldest first; the same list in ../postgres (docs/decisions/0015-two-migration-sets.md). */
 export const SQLITE_MIGRATIONS = [
   InitialSchema1763800000000,
   CheckHistory1763900000000,

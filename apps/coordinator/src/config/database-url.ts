@@ -1,7 +1,7 @@
 /**
  * DATABASE_URL, read. Its own file without imports: the configuration (loaded first thing at
- * start) needs it, and data-source.ts would bring TypeORM and every entity along (~0.2 s of a
- * start-up whose first log line is due within a second).
+ * start) needs it, and database/data-source.ts would bring TypeORM along (~0.2 s of a start-up
+ * whose first log line is due within a second).
  */
 
 export type DatabaseTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
