@@ -5,7 +5,7 @@ import {
   parseStatusRanges,
   requestHeaders,
   statusAccepted,
-} from './monitor-settings.js';
+} from './monitor-types/https.js';
 
 describe('httpStatuses', () => {
   it.each(['200', '200-299', '200-299,301', '200 - 299 , 301,418', '100-599'])('accepts %j', (v) => {

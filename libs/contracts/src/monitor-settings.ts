@@ -1,156 +1,56 @@
-import { boolean, type Checker, Field, oneOf, text } from '#validation';
-import type { MonitorType } from './monitor-types.js';
-import { parseHttpUrl, parsePingUrl, parseTcpUrl } from './targets.js';
+import { Type } from 'class-transformer';
+import { ValidateNested } from 'class-validator';
+import { Field, isPlainObject, type Checker } from '#validation';
+import {
+  MONITOR_TYPE_TABLE,
+  MONITOR_TYPES,
+  type MonitorType,
+  type SettingsByType,
+  type SettingsDtoByType,
+} from './monitor-types.js';
 
 /**
- * Monitor settings per type (docs/decisions/0004-monitors.md): what the API validates and stores,
- * and what the agent interprets. One definition, so both sides agree on every rule.
+ * Monitor settings (docs/decisions/0004-monitors.md): `{ <type>: <that type's settings> }`, as the
+ * API accepts them and the probe wire carries them. What each type accepts and stores is declared
+ * in its file under monitor-types/; this file only spreads that over the table.
  */
-export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
 
-/** Stored settings per monitor type: the inner object of the API's `settings.<type>`. */
-export interface HttpsSettings {
-  url: string;
-  check_certificate_expiration: boolean;
-  http_method?: HttpMethod;
-  http_statuses?: string;
-  request_headers?: string;
-  request_body?: string;
-  response_body?: string;
-  follow_redirect?: boolean;
-}
-export interface TcpSettings {
-  url: string;
-}
-export interface PingSettings {
-  url: string;
-}
-export interface SettingsByType {
-  https: HttpsSettings;
-  tcp: TcpSettings;
-  ping: PingSettings;
-}
-export type MonitorSettings = SettingsByType[MonitorType];
+/** `settings` as validated: at most one key per type, each checked by its type's DTO. */
+export type TypeKeyedSettingsDto = { [K in MonitorType]?: SettingsDtoByType[K] };
 
-/** The optional HTTPS assertion fields, returned only when set (docs/decisions/0004-monitors.md). */
-export const HTTPS_OPTIONAL_FIELDS = [
-  'http_method',
-  'http_statuses',
-  'request_headers',
-  'request_body',
-  'response_body',
-  'follow_redirect',
-] as const satisfies readonly (keyof HttpsSettings)[];
+const settingsObject: Checker = (value) => (isPlainObject(value) ? null : 'must be an object');
 
-/** Bounds of the HTTPS fields, shared by the checkers and the OpenAPI document. */
-export const DEFAULT_HTTP_STATUSES = '200-399';
-
-export const HTTPS_LIMITS = {
-  httpStatusesLength: 200,
-  requestHeadersLength: 8192,
-  requestHeaders: 50,
-  requestBodyLength: 65536,
-  responseBodyLength: 4096,
-  redirects: 10,
-} as const;
-
-// ---- checkers -------------------------------------------------------------------------
-
-const urlChecker =
-  (parse: (value: string) => { ok: true } | { ok: false; problem: string }): Checker =>
-  (value) => {
-    if (typeof value !== 'string') return 'must be a string';
-    const result = parse(value);
-    return result.ok ? null : result.problem;
-  };
-
-export const httpUrl = urlChecker(parseHttpUrl);
-export const tcpUrl = urlChecker(parseTcpUrl);
-export const pingUrl = urlChecker(parsePingUrl);
-
-/** Status list such as "200-299,301": codes and inclusive ranges of codes 100..599. */
-export const httpStatuses: Checker = (value) => {
-  if (typeof value !== 'string') return 'must be a string';
-  if (value.length > HTTPS_LIMITS.httpStatusesLength) {
-    return `must be at most ${HTTPS_LIMITS.httpStatusesLength} characters long`;
+/**
+ * A DTO class with one optional property per monitor type, each validated by its type's DTO
+ * (the decorators a hand-written class would carry, applied in table order). The parent field
+ * decides how many keys are allowed (the API and the probe wire word that differently).
+ */
+export function typeKeyedSettingsDto(name: string): new () => TypeKeyedSettingsDto {
+  const cls = { [name]: class {} }[name] as new () => TypeKeyedSettingsDto;
+  const prototype = cls.prototype as object;
+  for (const type of MONITOR_TYPES) {
+    const dto = MONITOR_TYPE_TABLE[type].dto;
+    Type(() => dto)(prototype, type);
+    ValidateNested()(prototype, type);
+    Field(settingsObject, { optional: true })(prototype, type);
   }
-  const parts = value.split(',').map((p) => p.trim());
-  for (const part of parts) {
-    const m = /^(\d{3})(?:\s*-\s*(\d{3}))?$/.exec(part);
-    if (!m) return 'must be status codes or ranges separated by commas, such as "200-299,301"';
-    const low = Number(m[1]);
-    const high = m[2] === undefined ? low : Number(m[2]);
-    if (low < 100 || high > 599) return 'status codes must be between 100 and 599';
-    if (low > high) return `range ${part} runs backwards`;
+  return cls;
+}
+
+/** The type of validated settings and their stored form. */
+export type TypedSettings = { [K in MonitorType]: { type: K; settings: SettingsByType[K] } }[MonitorType];
+
+/** The type and stored form of validated settings (exactly one type key). */
+export function splitSettings(dto: TypeKeyedSettingsDto): TypedSettings {
+  for (const type of MONITOR_TYPES) {
+    const split = splitAs(type, dto);
+    if (split) return split;
   }
-  return null;
-};
-
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-// eslint-disable-next-line no-control-regex
-const HEADER_VALUE_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f]/;
-
-/** Newline-separated `Name: value` lines; names are RFC 9110 tokens, values have no controls. */
-export const requestHeaders: Checker = (value) => {
-  const basic = text({ max: HTTPS_LIMITS.requestHeadersLength, multiline: true })(value);
-  if (basic) return basic;
-  const lines = (value as string).split(/\r?\n/).filter((line) => line.trim() !== '');
-  if (lines.length > HTTPS_LIMITS.requestHeaders) return `must have at most ${HTTPS_LIMITS.requestHeaders} headers`;
-  for (const [i, line] of lines.entries()) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) return `line ${i + 1} must have the form "Name: value"`;
-    const name = line.slice(0, colon);
-    if (!HEADER_NAME.test(name)) return `line ${i + 1} has an invalid header name`;
-    if (HEADER_VALUE_FORBIDDEN.test(line.slice(colon + 1))) return `line ${i + 1} has control characters in its value`;
-  }
-  return null;
-};
-
-// ---- DTOs ----------------------------------------------------------------------------
-
-export class HttpsSettingsDto {
-  @Field(httpUrl) url!: string;
-  @Field(boolean, { optional: true }) check_certificate_expiration?: boolean;
-  @Field(oneOf(HTTP_METHODS), { optional: true }) http_method?: HttpMethod;
-  @Field(httpStatuses, { optional: true }) http_statuses?: string;
-  @Field(requestHeaders, { optional: true }) request_headers?: string;
-  @Field(text({ max: HTTPS_LIMITS.requestBodyLength, multiline: true }), { optional: true }) request_body?: string;
-  @Field(text({ max: HTTPS_LIMITS.responseBodyLength, min: 1, multiline: true }), { optional: true })
-  response_body?: string;
-  @Field(boolean, { optional: true }) follow_redirect?: boolean;
+  throw new Error('splitSettings called with unvalidated settings');
 }
 
-export class TcpSettingsDto {
-  @Field(tcpUrl) url!: string;
-}
-
-export class PingSettingsDto {
-  @Field(pingUrl) url!: string;
-}
-
-// ---- interpretation (the agent) -----------------------------------------------------------
-
-/** Inclusive status ranges of a validated `http_statuses` value (default 200-399). */
-export function parseStatusRanges(spec: string = DEFAULT_HTTP_STATUSES): [number, number][] {
-  return spec.split(',').map((part) => {
-    const [low = '', high] = part.split('-').map((x) => x.trim());
-    return [Number(low), Number(high ?? low)];
-  });
-}
-
-export function statusAccepted(ranges: readonly (readonly [number, number])[], status: number): boolean {
-  return ranges.some(([low, high]) => status >= low && status <= high);
-}
-
-/** `[name, value]` pairs of a validated `request_headers` value. */
-export function parseHeaderLines(text: string | undefined): [string, string][] {
-  if (text === undefined) return [];
-  return text
-    .split(/\r?\n/)
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      const colon = line.indexOf(':');
-      return [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
-    });
+function splitAs<K extends MonitorType>(type: K, dto: TypeKeyedSettingsDto): TypedSettings | undefined {
+  const given = dto[type];
+  if (given === undefined) return undefined;
+  return { type, settings: MONITOR_TYPE_TABLE[type].toSettings(given) } as TypedSettings;
 }

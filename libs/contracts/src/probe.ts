@@ -1,8 +1,8 @@
 import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
 import { Field, integer, isPlainObject, oneOf, text, type Checker } from '#validation';
-import { HttpsSettingsDto, PingSettingsDto, TcpSettingsDto, type SettingsByType } from './monitor-settings.js';
-import { MONITOR_TYPES, type MonitorType } from './monitor-types.js';
+import { typeKeyedSettingsDto, type TypeKeyedSettingsDto } from './monitor-settings.js';
+import { MONITOR_TYPES, type MonitorType, type SettingsByType } from './monitor-types.js';
 import { REGION_IDS, type RegionId } from './regions.js';
 
 /**
@@ -134,22 +134,8 @@ export class ProbeTimingsDto implements ProbeTimings {
 }
 
 /** `settings` of a probe request: the stored settings of `type`, validated by that type's DTO. */
-export class ProbeSettingsDto {
-  @Field((v) => (isPlainObject(v) ? null : 'must be an object'), { optional: true })
-  @ValidateNested()
-  @Type(() => HttpsSettingsDto)
-  https?: HttpsSettingsDto;
-
-  @Field((v) => (isPlainObject(v) ? null : 'must be an object'), { optional: true })
-  @ValidateNested()
-  @Type(() => TcpSettingsDto)
-  tcp?: TcpSettingsDto;
-
-  @Field((v) => (isPlainObject(v) ? null : 'must be an object'), { optional: true })
-  @ValidateNested()
-  @Type(() => PingSettingsDto)
-  ping?: PingSettingsDto;
-}
+export const ProbeSettingsDto = typeKeyedSettingsDto('ProbeSettingsDto');
+export type ProbeSettingsDto = TypeKeyedSettingsDto;
 
 /**
  * The probe request as it travels: settings wrapped in their type key, so the receiving side

@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { classifyHost, parseHttpUrl, parsePingUrl, parseTcpUrl } from './targets.js';
+import { parsePingUrl } from './monitor-types/ping.js';
+import { parseTcpUrl } from './monitor-types/tcp.js';
+import { classifyHost, parseHttpUrl } from './targets.js';
 
 describe('parseHttpUrl', () => {
   it.each([

@@ -1,10 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { checkInput } from '#validation';
+import { SPEC_WRITABLE_CHANNELS } from '../../../../test/support/spec-lists.js';
 import {
   CHANNEL_TABLE,
   CHANNELS,
   completeDetails,
   emailAddress,
+  isChannel,
   redactDetails,
   REDACTED,
   webhookSecret,
@@ -56,6 +58,26 @@ describe('channel table', () => {
 
   it('only push is read-only', () => {
     expect(CHANNELS.filter((c) => CHANNEL_TABLE[c].readOnly)).toEqual(['push']);
+  });
+
+  it('lists the channels in table order', () => {
+    expect(CHANNELS).toEqual([...SPEC_WRITABLE_CHANNELS, 'push']);
+    expect(CHANNELS.every(isChannel)).toBe(true);
+    expect(['sms', 'toString', '__proto__', 'EMAIL', 1].some(isChannel)).toBe(false);
+  });
+
+  it.each(CHANNELS.map((c) => [c]))('%s: refuses creation through the API exactly when read-only', (channel) => {
+    const { readOnly, createRefusal } = CHANNEL_TABLE[channel];
+    expect(createRefusal !== undefined).toBe(readOnly);
+  });
+
+  it('shows the host of a push endpoint after the stored fields, never the endpoint', () => {
+    const stored = completeDetails('push', { ...VALID.push });
+    expect(Object.entries(redactDetails('push', stored))).toEqual([
+      ['endpoint', REDACTED],
+      ['keys', REDACTED],
+      ['endpoint_host', 'fcm.googleapis.com'],
+    ]);
   });
 
   it('completes a partial severity mapping from the defaults', () => {

@@ -3,22 +3,12 @@ import { arrayOf, boolean, type Checker, Field, integer, isPlainObject, oneOf, r
 
 /**
  * Contact channels (docs/decisions/0006-contacts.md): one details DTO per channel, its secret
- * fields and the defaults of its optional fields, in one compiler-checked table. A new channel is
- * one class and one line in CHANNEL_TABLE.
+ * fields, the defaults of its optional fields and what the API shows beside them, in one
+ * compiler-checked table. A new channel is one details class (or an existing one) and one line in
+ * CHANNEL_TABLE; its notifier is a folder under notify/channels/ and one line in
+ * notify/notifiers.ts, whose table is a mapped type over Channel (a channel without a notifier, or
+ * a notifier without a channel, does not compile).
  */
-export const CHANNELS = [
-  'email',
-  'webhook',
-  'chatone',
-  'chattwo',
-  'chatthree',
-  'paging',
-  'incidentmgmt',
-  'alerting',
-  'ticketing',
-  'push',
-] as const;
-export type Channel = (typeof CHANNELS)[number];
 
 export const REDACTED = '[REDACTED]';
 
@@ -182,19 +172,8 @@ export class PushDetails {
   };
 }
 
-/** Stored details per channel: every field present (defaults filled by completeDetails). */
-export interface ChannelDetails {
-  email: Required<EmailDetails>;
-  webhook: { url: string; secret: string | null };
-  chatone: Required<ChatWebhookDetails>;
-  chattwo: Required<ChatWebhookDetails>;
-  chatthree: Required<ChatWebhookDetails>;
-  paging: Required<PagingDetails>;
-  incidentmgmt: Required<IncidentMgmtDetails>;
-  alerting: Required<AlertingDetails>;
-  ticketing: Required<TicketingDetails>;
-  push: Required<PushDetails>;
-}
+/** The optional fields of a details class. */
+type OptionalKeys<D> = { [K in keyof D]-?: undefined extends D[K] ? K : never }[keyof D];
 
 export interface ChannelDefinition {
   /** The DTO the whole details object is validated against. */
@@ -205,43 +184,76 @@ export interface ChannelDefinition {
   defaults: Readonly<Record<string, unknown>>;
   /** Read-only channels are never created, changed or deleted through the API. */
   readOnly: boolean;
+  /** Of a read-only channel: the 422 message when an API key tries to create one. */
+  createRefusal?: string;
+  /** Fields the API shows after the stored ones, derived from them (never a secret). */
+  shown?: (details: Record<string, unknown>) => Record<string, unknown>;
 }
 
-export const CHANNEL_TABLE: { readonly [K in Channel]: ChannelDefinition } = {
-  email: { details: EmailDetails, secrets: [], defaults: {}, readOnly: false },
-  webhook: { details: WebhookDetails, secrets: ['secret'], defaults: { secret: null }, readOnly: false },
-  chatone: { details: ChatWebhookDetails, secrets: [], defaults: {}, readOnly: false },
-  chattwo: { details: ChatWebhookDetails, secrets: [], defaults: {}, readOnly: false },
-  chatthree: { details: ChatWebhookDetails, secrets: [], defaults: {}, readOnly: false },
-  paging: {
-    details: PagingDetails,
+/** One channel's line: secrets and defaults are checked against the fields of its details class. */
+function defineChannel<D extends object>(
+  details: new () => D,
+  options: {
+    secrets?: readonly (keyof D & string)[];
+    defaults?: { readonly [K in OptionalKeys<D>]?: Exclude<D[K], undefined> } & {
+      readonly [K in Exclude<keyof D, OptionalKeys<D>>]?: never;
+    };
+    readOnly?: { createRefusal: string };
+    shown?: ChannelDefinition['shown'];
+  } = {},
+): Omit<ChannelDefinition, 'details'> & { details: new () => D } {
+  const { secrets = [], defaults = {}, readOnly, shown } = options;
+  return {
+    details,
+    secrets,
+    defaults,
+    readOnly: readOnly !== undefined,
+    createRefusal: readOnly?.createRefusal,
+    shown,
+  };
+}
+
+const DEFINITIONS = {
+  email: defineChannel(EmailDetails),
+  webhook: defineChannel(WebhookDetails, { secrets: ['secret'], defaults: { secret: null } }),
+  chatone: defineChannel(ChatWebhookDetails),
+  chattwo: defineChannel(ChatWebhookDetails),
+  chatthree: defineChannel(ChatWebhookDetails),
+  paging: defineChannel(PagingDetails, {
     secrets: ['integration_key'],
     defaults: { severity_mapping: DEFAULT_SEVERITY_MAPPING, auto_resolve_incidents: true },
-    readOnly: false,
-  },
-  incidentmgmt: {
-    details: IncidentMgmtDetails,
+  }),
+  incidentmgmt: defineChannel(IncidentMgmtDetails, {
     secrets: ['bearer_token'],
     defaults: { auto_resolve_incidents: true },
-    readOnly: false,
-  },
-  alerting: {
-    details: AlertingDetails,
+  }),
+  alerting: defineChannel(AlertingDetails, {
     secrets: ['api_key'],
     defaults: { priority: 'P3', responders: [], tags: [], auto_close_alerts: true, eu_instance: false },
-    readOnly: false,
-  },
-  ticketing: {
-    details: TicketingDetails,
+  }),
+  ticketing: defineChannel(TicketingDetails, {
     secrets: ['api_token'],
     defaults: { priority: 'normal', custom_fields: [], tags: [], auto_solve_tickets: true },
-    readOnly: false,
-  },
-  push: { details: PushDetails, secrets: ['endpoint', 'keys'], defaults: {}, readOnly: true },
+  }),
+  push: defineChannel(PushDetails, {
+    secrets: ['endpoint', 'keys'],
+    readOnly: { createRefusal: 'push contacts are registered by browsers and cannot be created with an API key' },
+    shown: (details) => (typeof details.endpoint === 'string' ? { endpoint_host: new URL(details.endpoint).host } : {}),
+  }),
 };
 
+export type Channel = keyof typeof DEFINITIONS;
+
+export const CHANNEL_TABLE: { readonly [K in Channel]: ChannelDefinition } = DEFINITIONS;
+
+/** The channels in table order (the order of every message and document that lists them). */
+export const CHANNELS = Object.keys(CHANNEL_TABLE) as readonly Channel[];
+
+/** Stored details per channel: every field present (defaults filled by completeDetails). */
+export type ChannelDetails = { [K in Channel]: Required<InstanceType<(typeof DEFINITIONS)[K]['details']>> };
+
 export function isChannel(value: unknown): value is Channel {
-  return typeof value === 'string' && (CHANNELS as readonly string[]).includes(value);
+  return typeof value === 'string' && Object.hasOwn(CHANNEL_TABLE, value);
 }
 
 /**
@@ -262,13 +274,10 @@ export function completeDetails(channel: Channel, details: Record<string, unknow
 
 /** Details as the API shows them: secrets that are set become [REDACTED]. */
 export function redactDetails(channel: Channel, details: Record<string, unknown>): Record<string, unknown> {
-  const { secrets } = CHANNEL_TABLE[channel];
+  const { secrets, shown } = CHANNEL_TABLE[channel];
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(details)) {
     out[key] = secrets.includes(key) && value !== null && value !== undefined ? REDACTED : value;
   }
-  if (channel === 'push' && typeof details.endpoint === 'string') {
-    out.endpoint_host = new URL(details.endpoint).host;
-  }
-  return out;
+  return shown ? Object.assign(out, shown(details)) : out;
 }

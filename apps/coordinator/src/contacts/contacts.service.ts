@@ -56,11 +56,9 @@ export class ContactsService {
     const problems = [...top.problems];
     const raw = isPlainObject(body) ? body : {};
     let details: Record<string, unknown> | undefined;
-    if (raw.channel === 'push') {
-      problems.push({
-        field: 'channel',
-        message: 'push contacts are registered by browsers and cannot be created with an API key',
-      });
+    const refusal = isChannel(raw.channel) ? CHANNEL_TABLE[raw.channel].createRefusal : undefined;
+    if (refusal !== undefined) {
+      problems.push({ field: 'channel', message: refusal });
     } else if (isChannel(raw.channel) && isPlainObject(raw.details)) {
       const checked = checkDetails(raw.channel, raw.details);
       problems.push(...checked.problems);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { splitSettings } from '#contracts';
 import { checkInput } from '#validation';
-import { MonitorSettingsDto, splitSettings } from './monitor-settings.js';
+import { MonitorSettingsDto } from './monitor-settings.js';
 
 describe('splitSettings', () => {
   function settings(input: unknown) {

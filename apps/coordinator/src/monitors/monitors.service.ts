@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { splitSettings } from '#contracts';
 import { CLOCK, newObjectId, unixSeconds, type Clock } from '#runtime';
 import { AccountsRepository } from '../auth/accounts.repository.js';
 import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
@@ -10,7 +11,6 @@ import { MonitorEvents } from './monitor-events.js';
 import { MonitorEntity } from './monitor.entity.js';
 import { CreateMonitorDto, ListMonitorsQuery, MONITOR_LIMITS, UpdateMonitorDto } from './monitor.dto.js';
 import { toMonitorActivityJson, toMonitorJson, type MonitorJson } from './monitor.mapper.js';
-import { splitSettings } from './monitor-settings.js';
 import { MonitorsRepository, UnknownContactsError, type MonitorRecord } from './monitors.repository.js';
 
 export const DEFAULT_MONITORS_PER_PAGE = 50;

@@ -1,0 +1,149 @@
+import { describe, expect, it } from '@jest/globals';
+import { checkInput } from '#validation';
+import { typeKeyedSettingsDto, splitSettings } from './monitor-settings.js';
+import { HTTPS_OPTIONAL_FIELDS } from './monitor-types/https.js';
+import {
+  isMonitorType,
+  literalAddressOf,
+  MONITOR_TYPE_TABLE,
+  MONITOR_TYPES,
+  type MonitorType,
+  type SettingsByType,
+} from './monitor-types.js';
+
+interface Example<K extends MonitorType> {
+  /** The least `settings.<type>` the API accepts. */
+  minimal: Record<string, unknown>;
+  /** What that is stored as. */
+  stored: SettingsByType[K];
+  /** A target of this type written as an IP literal, and the address it names. */
+  literal: [url: string, address: string];
+  /** A target of this type written as a host name. */
+  named: string;
+}
+
+/** One row per monitor type (a mapped type: a new type does not compile until it has its row). */
+const EXAMPLES: { readonly [K in MonitorType]: Example<K> } = {
+  https: {
+    minimal: { url: 'https://example.com/health' },
+    stored: { url: 'https://example.com/health', check_certificate_expiration: false },
+    literal: ['https://[2001:db8::1]:8443/x', '2001:db8::1'],
+    named: 'http://example.com',
+  },
+  tcp: {
+    minimal: { url: 'tcp://db.internal:5432' },
+    stored: { url: 'tcp://db.internal:5432' },
+    literal: ['tcp://192.0.2.1:22', '192.0.2.1'],
+    named: 'tcp://db.internal:5432',
+  },
+  ping: {
+    minimal: { url: 'ping://[::1]' },
+    stored: { url: 'ping://[::1]' },
+    literal: ['ping://169.254.169.254', '169.254.169.254'],
+    named: 'ping://example.com',
+  },
+};
+
+const SettingsDto = typeKeyedSettingsDto('TestSettingsDto');
+
+describe('the monitor type table', () => {
+  it('lists the types in table order', () => {
+    expect(MONITOR_TYPES).toEqual(['https', 'tcp', 'ping']);
+    expect(MONITOR_TYPES.every(isMonitorType)).toBe(true);
+    expect(['dns', 'toString', '__proto__', 'HTTPS', 1].some(isMonitorType)).toBe(false);
+  });
+
+  describe.each(MONITOR_TYPES.map((type) => [type]))('%s', (type) => {
+    const example = EXAMPLES[type];
+
+    it('stores validated settings in their stored form, which validates again unchanged (the probe wire)', () => {
+      const split = (input: unknown) => {
+        const { value, problems } = checkInput(SettingsDto, { [type]: input });
+        expect(problems).toEqual([]);
+        return splitSettings(value!);
+      };
+      const first = split(example.minimal);
+      expect(first.type).toBe(type);
+      expect(Object.entries(first.settings)).toEqual(Object.entries(example.stored));
+      expect(split(first.settings)).toEqual(first);
+    });
+
+    it.each(MONITOR_TYPES.filter((other) => other !== type).map((other) => [other]))(
+      'refuses a %s target with the message of its own parser',
+      (other) => {
+        const wrong = EXAMPLES[other].minimal.url as string;
+        const parsed = MONITOR_TYPE_TABLE[type].parseTarget(wrong);
+        expect(parsed.ok).toBe(false);
+        const { problems } = checkInput(SettingsDto, { [type]: { url: wrong } }, 'settings');
+        expect(problems).toEqual([{ field: `settings.${type}.url`, message: parsed.ok ? '' : parsed.problem }]);
+      },
+    );
+
+    it('refuses a url that is not a string, and a missing one', () => {
+      const { dto } = MONITOR_TYPE_TABLE[type];
+      expect(checkInput(dto, { url: 42 }).problems).toEqual([{ field: 'url', message: 'must be a string' }]);
+      expect(checkInput(dto, {}).problems).toEqual([{ field: 'url', message: 'is required' }]);
+    });
+
+    it('names the IP literal of a target, and none for a host name', () => {
+      const [url, address] = example.literal;
+      expect(literalAddressOf(url)).toBe(address);
+      expect(literalAddressOf(example.named)).toBeNull();
+    });
+  });
+});
+
+describe('https settings', () => {
+  const store = (input: Record<string, unknown>) => {
+    const { value, problems } = checkInput(MONITOR_TYPE_TABLE.https.dto, input);
+    expect(problems).toEqual([]);
+    return MONITOR_TYPE_TABLE.https.toSettings(value!);
+  };
+
+  it('keeps check_certificate_expiration when given and every optional field that is set, in a fixed order', () => {
+    const stored = store({
+      follow_redirect: true,
+      response_body: 'ok',
+      request_body: '{}',
+      request_headers: 'X-A: 1',
+      http_statuses: '200',
+      http_method: 'POST',
+      check_certificate_expiration: true,
+      url: 'https://example.com',
+    });
+    expect(Object.keys(stored)).toEqual(['url', 'check_certificate_expiration', ...HTTPS_OPTIONAL_FIELDS]);
+    expect(stored.check_certificate_expiration).toBe(true);
+  });
+
+  it('leaves out optional fields that were not set (false is set)', () => {
+    expect(store({ url: 'https://example.com', follow_redirect: false })).toEqual({
+      url: 'https://example.com',
+      check_certificate_expiration: false,
+      follow_redirect: false,
+    });
+  });
+});
+
+describe('type-keyed settings', () => {
+  it('checks each type key as an object and refuses keys that are no type', () => {
+    const { problems } = checkInput(SettingsDto, { https: 5, tcp: null, dns: {} }, 'settings');
+    expect(problems).toEqual([
+      { field: 'settings.dns', message: 'is not a known field' },
+      { field: 'settings.https', message: 'must be an object' },
+      { field: 'settings.tcp', message: 'must not be null' },
+    ]);
+  });
+
+  it('refuses to split settings that were not validated', () => {
+    expect(() => splitSettings({})).toThrow(/unvalidated/);
+  });
+});
+
+describe('literalAddressOf', () => {
+  it.each(['', 'gopher://10.0.0.1', 'tcp://10.0.0.1', 'ping://10.0.0.1:80', 'https://user@10.0.0.1/'])(
+    '%j names no address (no type reads it)',
+    (url) => {
+      expect(literalAddressOf(url)).toBeNull();
+    },
+  );
+});
