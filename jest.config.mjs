@@ -15,6 +15,7 @@ export default {
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   moduleNameMapper: {
     '^#(contracts|probes|runtime|validation)$': '<rootDir>/libs/$1/src/index.ts',
+    '^#runtime/nats-server$': '<rootDir>/libs/runtime/src/nats-server.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',

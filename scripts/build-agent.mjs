@@ -29,10 +29,17 @@ await build({
   banner: {
     js: "import { createRequire as __picketRequire } from 'node:module'; const require = __picketRequire(import.meta.url);",
   },
-  // Optional NestJS integrations the agent does not use (Nest loads them only on demand).
+  // Optional NestJS integrations and transports the agent does not use (Nest loads them only on
+  // demand); @nestjs/microservices itself is bundled: the agent takes probe work through it.
   external: [
-    '@nestjs/microservices',
-    '@nestjs/microservices/*',
+    '@grpc/grpc-js',
+    '@grpc/proto-loader',
+    'kafkajs',
+    'mqtt',
+    'ioredis',
+    'amqplib',
+    'amqp-connection-manager',
+    'cache-manager',
     '@nestjs/websockets',
     '@nestjs/websockets/*',
     '@fastify/static',

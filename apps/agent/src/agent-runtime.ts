@@ -6,50 +6,55 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { type AgentHeartbeat, subjectsFor } from '#contracts';
-import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
-import { CLOCK, egressAddresses, PICKET_VERSION, type Clock, type NatsLink, type Registry } from '#runtime';
+import { subjectsFor, type AgentHeartbeat, type ProbeRequest, type ProbeResult } from '#contracts';
+import { ProbeRuntime } from '#probes';
+import { CLOCK, type Clock, type NatsLink, type Registry } from '#runtime';
+import type { NatsLinkServer } from '#runtime/nats-server';
 import { AgentConfig } from './config.js';
 import { AgentMetrics } from './metrics.js';
 import { AGENT_NATS_LINK } from './nats-link.js';
+import { PROBE_SERVER } from './probe-routes.js';
 
 /**
- * The agent's moving parts: the NATS link, the ICMP sockets, the probe executor and the
- * heartbeat. Nothing here waits for NATS: the link connects in the background and the HTTP
- * server answers meanwhile. Nest shuts it down on SIGTERM: the agent is marked as shutting
- * down first (/readyz turns 503), subscriptions drain (no new work), running checks get
- * AGENT_DRAIN_SECONDS, then the link closes.
+ * The agent's moving parts: the NATS link, the ProbeRuntime (ICMP sockets, probers, executor;
+ * the same one the coordinator runs in embedded mode) and the heartbeat. Probe requests arrive
+ * through the microservice server (PROBE_SERVER, ProbeController). Nothing here waits for NATS:
+ * the link connects in the background and the HTTP server answers meanwhile. Nest shuts it down
+ * on SIGTERM: the agent is marked as shutting down first (/readyz turns 503), the server takes no
+ * new work, running checks get AGENT_DRAIN_SECONDS, then the link closes.
  */
 @Injectable()
 export class AgentRuntime implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown {
   private readonly logger = new Logger('Agent');
   private heartbeatTimer?: NodeJS.Timeout;
   private stopping = false;
-  pinger!: IcmpPinger;
-  executor!: ProbeExecutor;
+  private runtime!: ProbeRuntime;
 
   constructor(
     private readonly config: AgentConfig,
     private readonly metrics: AgentMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(AGENT_NATS_LINK) readonly link: NatsLink,
+    @Inject(PROBE_SERVER) private readonly server: NatsLinkServer,
   ) {}
 
   async onModuleInit(): Promise<void> {
     this.link.start(); // already under way when main.ts started it
-    this.pinger = await IcmpPinger.open();
-    if (!this.pinger.available) this.logger.warn(`ICMP checks will be UNKNOWN: ${this.pinger.unavailableReason}`);
-    this.executor = new ProbeExecutor({
+    this.runtime = await ProbeRuntime.open({
       agentId: this.config.AGENT_ID,
       clock: this.clock,
-      table: createProberTable({ pinger: this.pinger, egress: this.config.egress() }),
+      regions: this.config.AGENT_REGIONS,
       maxInFlight: this.config.AGENT_MAX_IN_FLIGHT,
+      egress: this.config.egress(),
+      publicIps: this.config.AGENT_PUBLIC_IPS,
       onBug: (error, request) =>
         this.logger.error(`prober bug on ${request.check_id}: ${error instanceof Error ? error.stack : String(error)}`),
       onResult: (result, request) => this.metrics.recordProbe(result, request.type),
     });
-    this.metrics.trackInFlight(() => this.executor.inFlight);
+    if (this.runtime.icmpProblem) this.logger.warn(`ICMP checks will be UNKNOWN: ${this.runtime.icmpProblem}`);
+    this.metrics.trackInFlight(() => this.runtime.executor.inFlight);
     this.metrics.trackNats(() => this.link.connected);
+    this.link.onConnected(() => this.logger.log(`taking probe work for ${this.config.AGENT_REGIONS.join(', ')}`));
     this.startHeartbeat();
   }
 
@@ -58,19 +63,12 @@ export class AgentRuntime implements OnModuleInit, OnModuleDestroy, BeforeApplic
     return this.stopping;
   }
 
+  execute(request: ProbeRequest): Promise<ProbeResult> {
+    return this.runtime.execute(request);
+  }
+
   heartbeat(): AgentHeartbeat {
-    const { ipv4, ipv6 } = egressAddresses(this.config.AGENT_PUBLIC_IPS);
-    return {
-      agent_id: this.config.AGENT_ID,
-      version: PICKET_VERSION,
-      regions: this.config.AGENT_REGIONS,
-      ipv4,
-      ipv6,
-      in_flight: this.executor.inFlight,
-      max_in_flight: this.executor.maxInFlight,
-      icmp: this.pinger.available,
-      sent_at: this.clock.now(),
-    };
+    return this.runtime.heartbeat();
   }
 
   private startHeartbeat(): void {
@@ -95,12 +93,12 @@ export class AgentRuntime implements OnModuleInit, OnModuleDestroy, BeforeApplic
     this.stopping = true;
   }
 
-  /** Called by the probe handler once its subscriptions have stopped taking work. */
+  /** Takes no new work, lets running checks finish (AGENT_DRAIN_SECONDS), then closes the link. */
   async beforeApplicationShutdown(): Promise<void> {
+    await this.server.stopTaking();
     clearInterval(this.heartbeatTimer);
-    await this.executor.drain(this.config.AGENT_DRAIN_SECONDS * 1000);
+    await this.runtime.stop(this.config.AGENT_DRAIN_SECONDS * 1000);
     await this.link.drain();
-    this.pinger.close();
   }
 
   get registry(): Registry {

@@ -6,9 +6,10 @@ import { HealthController } from './health.controller.js';
 import { MetricsController } from './metrics.controller.js';
 import { AgentMetrics } from './metrics.js';
 import { AGENT_NATS_LINK, createAgentNatsLink } from './nats-link.js';
-import { ProbeHandler } from './probe.handler.js';
+import { createProbeServer, PROBE_SERVER } from './probe-routes.js';
+import { ProbeController } from './probe.controller.js';
 
-/** The regional agent: probe work from NATS, heartbeats, /healthz, /readyz and /metrics. */
+/** The regional agent: probe work from NATS (a Nest microservice), heartbeats, /healthz, /readyz and /metrics. */
 @Module({})
 export class AgentModule {
   /**
@@ -18,7 +19,7 @@ export class AgentModule {
   static forRoot(config: AgentConfig, clock: Clock = systemClock, natsLink?: NatsLink): DynamicModule {
     return {
       module: AgentModule,
-      controllers: [HealthController, MetricsController],
+      controllers: [HealthController, MetricsController, ProbeController],
       providers: [
         { provide: AgentConfig, useValue: config },
         { provide: CLOCK, useValue: clock },
@@ -26,9 +27,13 @@ export class AgentModule {
           provide: AGENT_NATS_LINK,
           useFactory: () => natsLink ?? createAgentNatsLink(config, (message) => new Logger('NATS').error(message)),
         },
+        {
+          provide: PROBE_SERVER,
+          inject: [AGENT_NATS_LINK],
+          useFactory: (link: NatsLink) => createProbeServer(link, config),
+        },
         AgentMetrics,
         AgentRuntime,
-        ProbeHandler,
       ],
     };
   }

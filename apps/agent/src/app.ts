@@ -3,8 +3,10 @@ import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLevelLogger, type NatsLink } from '#runtime';
+import type { NatsLinkServer } from '#runtime/nats-server';
 import { AgentModule } from './agent.module.js';
 import type { AgentConfig } from './config.js';
+import { PROBE_SERVER } from './probe-routes.js';
 
 export interface AgentAppOptions {
   /** Absent: one that prints what LOG_LEVEL asks for. */
@@ -13,7 +15,10 @@ export interface AgentAppOptions {
   natsLink?: NatsLink;
 }
 
-/** Builds and initialises the agent, not yet listening; it does not wait for NATS. */
+/**
+ * Builds and initialises the agent, not yet listening on HTTP; its microservice (probe work over
+ * NATS) is started and subscribes whenever the link connects: nothing waits for NATS.
+ */
 export async function createAgentApp(
   config: AgentConfig,
   options: AgentAppOptions = {},
@@ -23,6 +28,8 @@ export async function createAgentApp(
     new FastifyAdapter({ logger: false }),
     { logger: options.logger ?? createLevelLogger(config.LOG_LEVEL), abortOnError: false },
   );
+  app.connectMicroservice({ strategy: app.get<NatsLinkServer>(PROBE_SERVER) }, { inheritAppConfig: true });
   await app.init();
+  await app.startAllMicroservices();
   return app;
 }

@@ -64,6 +64,7 @@ export async function createCoordinatorApp(
     import('./coordinator.module.js'),
     import('./http/http-setup.js'),
   ]);
+  const { connectNatsMicroservice } = await import('./probing/nats-routes.js');
   const logger = options.logger ?? createLogger(config);
   const root = CoordinatorModule.forRoot(config, options.clock ?? systemClock);
   // NATS_LINK is global; provided beside the root's own imports so CoordinatorModule stays the root.
@@ -74,6 +75,9 @@ export async function createCoordinatorApp(
     { bodyParser: false, logger, abortOnError: false },
   );
   configureHttp(app);
+  // Heartbeats and monitor notices reach their controllers through Nest's microservice layer.
+  connectNatsMicroservice(app, config);
   await app.init();
+  await app.startAllMicroservices();
   return app;
 }

@@ -18,12 +18,13 @@ interface MonitorNotice {
  * is announced on NATS; a notice from another replica is turned back into a MonitorChange
  * from the database, so the replica leasing the monitor's partition applies it at once. Only
  * ids travel: the database stays the truth, and a lost notice is caught by the periodic
- * resync (ProbingService). Without NATS (one process) there is nobody to tell.
+ * resync (MonitorRoster). Without NATS (one process) there is nobody to tell.
  */
 @Injectable()
 export class MonitorBus implements OnApplicationShutdown {
   private readonly logger = new Logger('MonitorBus');
   private readonly subject: string;
+  private readonly listeners: ((change: MonitorChange) => void)[] = [];
 
   constructor(
     @Inject(NATS_LINK) private readonly link: NatsLink | null,
@@ -38,31 +39,30 @@ export class MonitorBus implements OnApplicationShutdown {
   }
 
   /**
-   * Calls `apply` with every change another replica announces, from the moment the link first
-   * connects (what was announced before that is caught by the resync).
+   * Calls `apply` with every change another replica announces from now on (what was announced
+   * before is caught by the resync).
    */
   listen(apply: (change: MonitorChange) => void): void {
-    this.link?.onConnected((nc) => {
-      nc.subscribe(this.subject, {
-        callback: (error, msg) => {
-          if (error) return;
-          let notice: MonitorNotice;
-          try {
-            notice = JSON.parse(msg.string()) as MonitorNotice;
-          } catch {
-            return;
-          }
-          if (notice.origin === this.config.COORDINATOR_ID || typeof notice.monitor_id !== 'string') return;
-          void this.resolve(notice)
-            .then(apply)
-            .catch((e: unknown) => {
-              this.logger.warn(
-                `monitor ${notice.monitor_id} changed elsewhere, not reloaded (resync will): ${String(e)}`,
-              );
-            });
-        },
+    this.listeners.push(apply);
+  }
+
+  /** A notice from NATS (MonitorBusController): another replica's change, reloaded from the database. */
+  receive(payload: unknown): void {
+    if (typeof payload !== 'object' || payload === null) return;
+    const notice = payload as Partial<MonitorNotice>;
+    if (notice.origin === this.config.COORDINATOR_ID || typeof notice.monitor_id !== 'string') return;
+    const checked: MonitorNotice = {
+      origin: String(notice.origin),
+      monitor_id: notice.monitor_id,
+      deleted: notice.deleted === true,
+    };
+    void this.resolve(checked)
+      .then((change) => {
+        for (const apply of this.listeners) apply(change);
+      })
+      .catch((e: unknown) => {
+        this.logger.warn(`monitor ${checked.monitor_id} changed elsewhere, not reloaded (resync will): ${String(e)}`);
       });
-    });
   }
 
   /** Last of the shutdown: the link is drained (or, never connected, stops trying). */

@@ -70,7 +70,7 @@ export class NatsTransport implements ProbeTransport {
     } catch (error) {
       failure = error instanceof SyntaxError ? 'invalid_reply' : failureOf(error);
     }
-    // Counted here; the operator is told once per region and change by ProbingService's region watch.
+    // Counted here; the operator is told once per region and change by CheckPath's region watch.
     this.onFailure(failure, request);
     return unknownResult(request, MESSAGES[failure](request.region), COORDINATOR_AGENT_ID, startedAt);
   }

@@ -22,6 +22,7 @@ import { CheckDispatch } from './check-dispatch.js';
 import { CheckPath } from './check-path.js';
 import { CoordinatorMetrics } from './coordinator-metrics.js';
 import { MetricsController } from './metrics.controller.js';
+import { MonitorBusController } from './monitor-bus.controller.js';
 import { MonitorBus } from './monitor-bus.js';
 import { NATS_LINK } from './nats-connection.js';
 import { NatsReadiness } from './nats-readiness.js';
@@ -35,7 +36,7 @@ import { createProbeTransport } from './transport.factory.js';
  */
 @Module({
   imports: [AgentsModule, ClusterModule, MonitorsModule, HistoryModule, NotifyModule, TransitionsModule],
-  controllers: [MetricsController],
+  controllers: [MetricsController, MonitorBusController],
   providers: [
     CoordinatorMetrics,
     { provide: TIMERS, useValue: systemTimers },

@@ -1,8 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
-import { AgentHeartbeatDto, REGION_IDS, subjectsFor } from '#contracts';
-import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
-import { egressAddresses, PICKET_VERSION, type Clock, type NatsLink } from '#runtime';
-import { checkInput } from '#validation';
+import { REGION_IDS } from '#contracts';
+import { ProbeRuntime } from '#probes';
+import type { Clock, NatsLink } from '#runtime';
 import type { CoordinatorConfig } from '../config.js';
 import type { AgentsRegistry } from '../agents/agents.registry.js';
 import { AGENT_PERSIST_MS } from '../agents/presence.js';
@@ -28,8 +27,8 @@ export interface TransportDeps {
 
 /**
  * The transport for this process: none when CHECKS_ENABLED=false; NATS to regional agents
- * when NATS_URL is set; otherwise the embedded agent (the same executor and probers as an
- * agent, serving every region in this process).
+ * when NATS_URL is set; otherwise the embedded agent: the agent's ProbeRuntime (sockets,
+ * probers, executor, heartbeat) serving every region in this process.
  */
 export async function createProbeTransport(deps: TransportDeps): Promise<ProbeTransport | null> {
   const { config, clock, metrics, agents, logger, nats } = deps;
@@ -39,21 +38,7 @@ export async function createProbeTransport(deps: TransportDeps): Promise<ProbeTr
     return null;
   }
   if (nats) {
-    const subjects = subjectsFor(config.NATS_SUBJECT_PREFIX);
-    // Made once the link connects; the client renews it after every reconnection.
-    nats.onConnected((nc) => {
-      nc.subscribe(subjects.heartbeat, {
-        callback: (error, msg) => {
-          if (error) return;
-          try {
-            const { value } = checkInput(AgentHeartbeatDto, JSON.parse(msg.string()));
-            if (value) agents.record({ ...value });
-          } catch {
-            // A malformed heartbeat is ignored; the agent's next one counts.
-          }
-        },
-      });
-    });
+    // Agents' heartbeats arrive through the microservice (agents/heartbeat.controller.ts).
     logger.log(
       `checks go to regional agents over NATS (subjects ${config.NATS_SUBJECT_PREFIX}.probe.<region>)`,
       'Probing',
@@ -62,40 +47,26 @@ export async function createProbeTransport(deps: TransportDeps): Promise<ProbeTr
       metrics.recordTransportFailure(failure, request.region),
     );
   }
-  const pinger = await IcmpPinger.open();
-  if (!pinger.available) logger.warn(`ICMP checks will be UNKNOWN: ${pinger.unavailableReason}`, 'Probing');
-  const executor = new ProbeExecutor({
+  // The agent's own runtime, in this process: the same sockets, probers, executor and heartbeat.
+  const runtime = await ProbeRuntime.open({
     agentId: EMBEDDED_AGENT_ID,
     clock,
-    table: createProberTable({ pinger, egress: config.egress() }),
+    regions: REGION_IDS,
     maxInFlight: config.EMBEDDED_MAX_IN_FLIGHT,
+    egress: config.egress(),
     onBug: (error, request) => {
       const detail = error instanceof Error ? error.stack : String(error);
       logger.error(`prober bug on ${request.check_id}: ${detail}`, 'Probing');
     },
     onResult: (result, request) => metrics.recordProbe(result, request.type),
   });
-  metrics.trackInFlight(() => executor.inFlight);
-  const addresses = egressAddresses([]);
-  const heartbeat = () => {
-    agents.registerEmbedded({
-      agent_id: EMBEDDED_AGENT_ID,
-      version: PICKET_VERSION,
-      regions: [...REGION_IDS],
-      ...addresses,
-      in_flight: executor.inFlight,
-      max_in_flight: config.EMBEDDED_MAX_IN_FLIGHT,
-      icmp: pinger.available,
-      sent_at: clock.now(),
-    });
-  };
-  heartbeat();
+  if (runtime.icmpProblem) logger.warn(`ICMP checks will be UNKNOWN: ${runtime.icmpProblem}`, 'Probing');
+  metrics.trackInFlight(() => runtime.executor.inFlight);
   // The embedded agent "heart-beats" like a remote one, so `agents list` shows it as online.
+  const heartbeat = () => agents.registerEmbedded(runtime.heartbeat());
+  heartbeat();
   const beating = setInterval(heartbeat, AGENT_PERSIST_MS);
   beating.unref();
   logger.log('embedded mode: this process checks every region itself (set NATS_URL for regional agents)', 'Probing');
-  return new InProcessTransport(executor, EMBEDDED_DRAIN_MS, () => {
-    clearInterval(beating);
-    pinger.close();
-  });
+  return new InProcessTransport(runtime, EMBEDDED_DRAIN_MS, () => clearInterval(beating));
 }

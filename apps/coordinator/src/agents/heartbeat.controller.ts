@@ -1,0 +1,23 @@
+import { Controller } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { AgentHeartbeatDto } from '#contracts';
+import { checkInput } from '#validation';
+import { AgentsRegistry } from './agents.registry.js';
+
+/** The pattern agents' heartbeats are routed to (probing/nats-routes.ts). */
+export const HEARTBEAT_PATTERN = 'agent-heartbeat';
+
+/**
+ * Agents' heartbeats from NATS (the coordinator's microservice, NATS mode): validated at the
+ * edge, recorded. A malformed heartbeat is ignored; the agent's next one counts.
+ */
+@Controller()
+export class HeartbeatController {
+  constructor(private readonly agents: AgentsRegistry) {}
+
+  @EventPattern(HEARTBEAT_PATTERN)
+  heartbeat(@Payload() payload: unknown): void {
+    const { value } = checkInput(AgentHeartbeatDto, payload);
+    if (value) this.agents.record({ ...value });
+  }
+}

@@ -1,0 +1,30 @@
+import { subjectsFor } from '#contracts';
+import type { INestApplication } from '@nestjs/common';
+import type { NatsLink } from '#runtime';
+import { NatsLinkServer, type NatsRoute } from '#runtime/nats-server';
+import { HEARTBEAT_PATTERN } from '../agents/heartbeat.controller.js';
+import type { CoordinatorConfig } from '../config.js';
+import { MONITOR_CHANGED_PATTERN } from './monitor-bus.controller.js';
+import { NATS_LINK } from './nats-connection.js';
+
+/**
+ * What the coordinator's microservice (NatsLinkServer, NATS mode) takes from NATS: agents'
+ * heartbeats and other replicas' monitor notices, each for every replica (no queue group).
+ * Nothing when CHECKS_ENABLED=false: such a coordinator schedules nothing. Probe requests go out
+ * on the raw client (NatsTransport; docs/decisions/0014-nats-and-nest-microservices.md).
+ */
+export function coordinatorRoutes(config: CoordinatorConfig): NatsRoute[] {
+  if (config.CHECKS_ENABLED === 'false') return [];
+  const subjects = subjectsFor(config.NATS_SUBJECT_PREFIX);
+  return [
+    { subject: subjects.heartbeat, pattern: HEARTBEAT_PATTERN },
+    { subject: subjects.monitorChanged, pattern: MONITOR_CHANGED_PATTERN },
+  ];
+}
+
+/** Connects the coordinator's microservice to `app` when it has NATS and something to take from it. */
+export function connectNatsMicroservice(app: INestApplication, config: CoordinatorConfig): void {
+  const link = app.get<NatsLink | null>(NATS_LINK);
+  const routes = coordinatorRoutes(config);
+  if (link && routes.length > 0) app.connectMicroservice({ strategy: new NatsLinkServer(link, routes) });
+}

@@ -1,0 +1,113 @@
+import { Logger } from '@nestjs/common';
+import type { Deserializer, IncomingEvent, IncomingRequest, OutgoingResponse, Serializer } from '@nestjs/microservices';
+import { ServerNats } from '@nestjs/microservices';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsLink } from './nats.js';
+
+/** What a message handler receives when the payload was not JSON (it is dropped and logged there). */
+export const NOT_JSON = Symbol('not JSON');
+
+/** One subscription: messages on `subject` go to the handler of `pattern` (@MessagePattern / @EventPattern). */
+export interface NatsRoute {
+  readonly subject: string;
+  readonly pattern: string;
+  /** Queue group: each message goes to one member of the group. */
+  readonly queue?: string;
+}
+
+/**
+ * Picket's wire is plain JSON both ways (a ProbeRequest in, a ProbeResult out, a heartbeat),
+ * not Nest's `{pattern, data, id}` packets: agents, coordinators and tools of other versions read
+ * it as it is (docs/decisions/0014-nats-and-nest-microservices.md).
+ */
+class PlainJsonDeserializer implements Deserializer<Msg, IncomingRequest | IncomingEvent> {
+  deserialize(msg: Msg, options?: Record<string, unknown>): IncomingRequest | IncomingEvent {
+    let data: unknown;
+    try {
+      data = msg.json();
+    } catch {
+      data = NOT_JSON;
+    }
+    const pattern = String(options?.channel);
+    // A message with a reply subject is a request (answered), one without an event.
+    return msg.reply ? { id: msg.reply, pattern, data } : { pattern, data };
+  }
+}
+
+class PlainJsonSerializer implements Serializer<OutgoingResponse, { data: string }> {
+  serialize(packet: OutgoingResponse): { data: string } {
+    return { data: JSON.stringify(packet.response) };
+  }
+}
+
+/**
+ * @nestjs/microservices' NATS server on Picket's NatsLink: Nest routes each message to the
+ * handler its @MessagePattern / @EventPattern names, with the app's DI, pipes and hooks, while
+ * the link keeps what Nest's own connect does not: the process starts (and serves /healthz)
+ * before NATS answers, it reconnects with logged backoff, and one connection carries requests,
+ * replies and heartbeats. Subscriptions are made when the link first connects (the client renews
+ * them after reconnections). A handler that returns nothing sends no reply.
+ */
+export class NatsLinkServer extends ServerNats {
+  private readonly natsLog = new Logger('NATS');
+  private subs: Subscription[] = [];
+  private taking = true;
+  private stopped: Promise<void> | null = null;
+
+  constructor(
+    private readonly link: NatsLink,
+    private readonly routes: readonly NatsRoute[],
+  ) {
+    super({ serializer: new PlainJsonSerializer(), deserializer: new PlainJsonDeserializer() });
+  }
+
+  override listen(callback: (error?: unknown) => void): Promise<void> {
+    this.link.onConnected((nc) => {
+      if (this.taking) this.subscribe(nc);
+    });
+    callback();
+    return Promise.resolve();
+  }
+
+  override getPublisher(natsMsg: Msg, id: string, ctx: never): (response: OutgoingResponse) => unknown {
+    const publish = super.getPublisher(natsMsg, id, ctx);
+    return (response) => {
+      if (response.err !== undefined) {
+        this.natsLog.error(`handler of ${natsMsg.subject} failed: ${String(response.err)}`);
+        return undefined;
+      }
+      return response.response === undefined ? undefined : (publish(response) as unknown);
+    };
+  }
+
+  /** Takes no new messages: subscriptions drain (messages delivered are still handled); the link stays up. */
+  stopTaking(): Promise<void> {
+    this.taking = false;
+    this.stopped ??= this.link.drainSubscriptions(this.subs);
+    return this.stopped;
+  }
+
+  /** Nest's close, after the app's shutdown hooks: the link is the owner's to close. */
+  override async close(): Promise<void> {
+    await this.stopTaking();
+  }
+
+  override unwrap<T>(): T {
+    return this.link.connection as T;
+  }
+
+  private subscribe(nc: NatsConnection): void {
+    this.subs = this.routes.map((route) =>
+      nc.subscribe(route.subject, {
+        queue: route.queue,
+        callback: (error, msg) => {
+          if (error) {
+            this.natsLog.warn(`subscription to ${route.subject}: ${error.message}`);
+            return;
+          }
+          this.handleMessage(route.pattern, msg).catch((e: unknown) => this.natsLog.error(String(e)));
+        },
+      }),
+    );
+  }
+}
