@@ -1,41 +1,13 @@
 import 'reflect-metadata';
-import type { LoggerService, LogLevel as NestLogLevel } from '@nestjs/common';
-// The logger alone, not @nestjs/common's index (rxjs and every decorator, ~0.2 s): main.ts logs
-// with it before the rest of Nest is loaded.
-import { ConsoleLogger } from '@nestjs/common/services/console-logger.service.js';
+import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { systemClock, type Clock, type NatsLink } from '#runtime';
-import type { CoordinatorConfig, LogLevel } from './config.js';
+import { createLevelLogger, systemClock, type Clock, type NatsLink } from '#runtime';
+import type { CoordinatorConfig } from './config.js';
 import { NatsLinkModule } from './probing/nats-connection.js';
 
-const NEST_LEVELS: { readonly [K in LogLevel]: NestLogLevel[] } = {
-  debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  warn: ['fatal', 'error', 'warn'],
-  error: ['fatal', 'error'],
-};
-
-/** Nest's own boot chatter (every module and route), shown only at LOG_LEVEL=debug. */
-const FRAMEWORK_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory']);
-
-class PicketLogger extends ConsoleLogger {
-  constructor(
-    private readonly showFrameworkLogs: boolean,
-    json: boolean,
-    logLevels: NestLogLevel[],
-  ) {
-    super({ json, logLevels });
-  }
-
-  override log(message: unknown, ...rest: unknown[]): void {
-    const context = rest.at(-1);
-    if (!this.showFrameworkLogs && typeof context === 'string' && FRAMEWORK_CONTEXTS.has(context)) return;
-    super.log(message, ...rest);
-  }
-}
-
+/** The coordinator's logger: LOG_LEVEL, and LOG_FORMAT=json for one JSON object a line. */
 export function createLogger(config: CoordinatorConfig): LoggerService {
-  return new PicketLogger(config.LOG_LEVEL === 'debug', config.LOG_FORMAT === 'json', NEST_LEVELS[config.LOG_LEVEL]);
+  return createLevelLogger(config.LOG_LEVEL, { json: config.LOG_FORMAT === 'json' });
 }
 
 export interface AppOptions {

@@ -4,19 +4,16 @@ import type { SecureContextOptions } from 'node:tls';
 import { Expose, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
-import { ConfigError, digitsToInt, loadEnv, NatsEnv } from '#runtime';
+import { ConfigError, digitsToInt, loadEnv, NatsEnv, LOG_LEVELS, type LogLevel } from '#runtime';
 import { API_KEY_PATTERN } from './config/api-key-pattern.js';
 import { parseCheckerAddresses, type ConfiguredAddresses } from './config/checker-addresses.js';
 import { parseDatabaseUrl, type DatabaseTarget } from './config/database-url.js';
 import { DEFAULT_ENDPOINTS } from './config/notify-endpoints.js';
 import { loadTlsFiles } from './config/tls-files.js';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
 /**
  * The coordinator's configuration: environment variables, read and validated once at boot
- * (ARCHITECTURE habit 5). Nothing else reads process.env. It imports no feature: what reads or
+ * (docs/decisions/0010-egress-policy.md, "Configuration"). Nothing else reads process.env. It imports no feature: what reads or
  * describes a single value (its parser, pattern or default) lives in config/, and features
  * import it from there.
  */

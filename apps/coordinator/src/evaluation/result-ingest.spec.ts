@@ -4,7 +4,7 @@ import { createRegistry, ManualClock } from '#runtime';
 import { probeResult } from '../../../../test/support/check-results.js';
 import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
 import type { ResultsWriter } from '../history/results-writer.js';
-import { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import type { DueCheck } from '../scheduling/scheduler.js';
 import type { CertificateWatch } from './certificate-watch.js';
 import { Evidence } from './evidence.js';

@@ -3,7 +3,7 @@ import { isDecided, type ProbeResult } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
 import { ResultsWriter } from '../history/results-writer.js';
 import type { MonitorEntity } from '../monitors/monitor.entity.js';
-import { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
 import type { DueCheck } from '../scheduling/scheduler.js';
 import { CertificateWatch } from './certificate-watch.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createRegistry, ManualClock } from '#runtime';
 import { probeResult } from '../../../../test/support/check-results.js';
 import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
-import { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { Confirmations } from '../scheduling/confirmations.js';
 import type { TransitionStage } from '../transitions/transition.stage.js';
 import type { MonitorEvent, MonitorState } from './status.js';

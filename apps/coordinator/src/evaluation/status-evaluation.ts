@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isDecided, type ProbeResult } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
-import { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { Confirmations } from '../scheduling/confirmations.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
 import { TransitionStage } from '../transitions/transition.stage.js';

@@ -8,7 +8,7 @@ import type { MonitorEntity } from '../monitors/monitor.entity.js';
 import type { DueCheck } from '../scheduling/scheduler.js';
 import { LeaseLostError } from '../transitions/transition.writer.js';
 import { CheckDispatch } from './check-dispatch.js';
-import { CoordinatorMetrics } from './coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import type { ProbeTransport } from './probe-transport.js';
 
 const A = 'aaaaaaaaaaaaaaaaaaaaaa01';

@@ -5,7 +5,7 @@ import { ResultIngest } from '../evaluation/result-ingest.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
 import type { DueCheck } from '../scheduling/scheduler.js';
 import { LeaseLostError } from '../transitions/transition.writer.js';
-import { CoordinatorMetrics } from './coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { PROBE_TRANSPORT, type ProbeTransport } from './probe-transport.js';
 
 /**

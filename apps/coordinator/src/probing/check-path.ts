@@ -10,7 +10,7 @@ import { Scheduler } from '../scheduling/scheduler.js';
 import { TIMERS, type TimerHandle, type Timers } from '../scheduling/timers.js';
 import { TransitionRecorder } from '../transitions/transition-recorder.js';
 import { CheckDispatch } from './check-dispatch.js';
-import { CoordinatorMetrics } from './coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { MonitorBus } from './monitor-bus.js';
 import { PROBE_TRANSPORT, type ProbeTransport } from './probe-transport.js';
 import { describeRegionChange, RegionWatch } from './region-watch.js';

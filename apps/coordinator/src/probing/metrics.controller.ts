@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { Public } from '../auth/auth.guard.js';
-import { CoordinatorMetrics } from './coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 
 @Controller()
 export class MetricsController {

@@ -20,7 +20,7 @@ import { TransitionStage } from '../transitions/transition.stage.js';
 import { TransitionsModule } from '../transitions/transitions.module.js';
 import { CheckDispatch } from './check-dispatch.js';
 import { CheckPath } from './check-path.js';
-import { CoordinatorMetrics } from './coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { MetricsController } from './metrics.controller.js';
 import { MonitorBusController } from './monitor-bus.controller.js';
 import { MonitorBus } from './monitor-bus.js';

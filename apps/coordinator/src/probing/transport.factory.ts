@@ -5,7 +5,7 @@ import type { Clock, NatsLink } from '#runtime';
 import type { CoordinatorConfig } from '../config.js';
 import type { AgentsRegistry } from '../agents/agents.registry.js';
 import { AGENT_PERSIST_MS } from '../agents/presence.js';
-import type { CoordinatorMetrics } from './coordinator-metrics.js';
+import type { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { InProcessTransport } from './in-process.transport.js';
 import { NatsTransport } from './nats.transport.js';
 import type { ProbeTransport } from './probe-transport.js';

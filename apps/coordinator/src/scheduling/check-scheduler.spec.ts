@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createRegistry, ManualClock } from '#runtime';
 import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
 import type { CheckDispatch } from '../probing/check-dispatch.js';
-import { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { createCheckScheduler } from './check-scheduler.js';
 import { Confirmations } from './confirmations.js';
 import type { DueCheck } from './scheduler.js';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Clock } from '#runtime';
-import type { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import type { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import type { CheckDispatch } from '../probing/check-dispatch.js';
 import type { Confirmations } from './confirmations.js';
 import type { MonitorRoster } from './monitor-roster.js';

@@ -4,7 +4,7 @@ import { probeResult } from '../../../../test/support/check-results.js';
 import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
 import { Evidence } from '../evaluation/evidence.js';
 import type { MonitorState, StatusChangedEvent } from '../evaluation/status.js';
-import { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { TransitionRecorder } from './transition-recorder.js';
 import { TransitionStage } from './transition.stage.js';
 import type { TransitionInput } from './transition.writer.js';

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { PartitionManager } from '../cluster/partition-manager.js';
 import { Evidence } from '../evaluation/evidence.js';
 import type { MonitorEvent, MonitorState } from '../evaluation/status.js';
-import { CoordinatorMetrics } from '../probing/coordinator-metrics.js';
+import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
 import { TransitionRecorder } from './transition-recorder.js';
 

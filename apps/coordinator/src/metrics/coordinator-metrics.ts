@@ -10,7 +10,7 @@ import {
   type Registry,
 } from '#runtime';
 import { METRICS_REGISTRY } from '../core.module.js';
-import type { TransportFailure } from './probe-transport.js';
+import type { TransportFailure } from '../probing/probe-transport.js';
 
 /** The coordinator's Prometheus metrics (names from libs/runtime/src/metrics.ts). */
 @Injectable()
