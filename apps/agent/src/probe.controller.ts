@@ -8,12 +8,13 @@ import { PROBE_PATTERN } from './probe-routes.js';
 
 /**
  * Probe requests from NATS (@nestjs/microservices over the agent's NatsLink; one queue group
- * per region, so exactly one agent of a region answers): validated at the edge, run, answered
+ * per region, so exactly one agent of a region answers): validated at the edge
+ * (docs/decisions/0013-validation-decorator.md), run, answered
  * with the result. An invalid request is dropped and logged, unanswered.
  */
 @Controller()
 export class ProbeController {
-  private readonly logger = new Logger('ProbeHandler');
+  private readonly logger = new Logger('Probes');
 
   constructor(private readonly runtime: AgentRuntime) {}
 

@@ -9,7 +9,8 @@ export const HEARTBEAT_PATTERN = 'agent-heartbeat';
 
 /**
  * Agents' heartbeats from NATS (the coordinator's microservice, NATS mode): validated at the
- * edge, recorded. A malformed heartbeat is ignored; the agent's next one counts.
+ * edge (docs/decisions/0013-validation-decorator.md), recorded. A malformed heartbeat is ignored;
+ * the agent's next one counts.
  */
 @Controller()
 export class HeartbeatController {

@@ -6,7 +6,7 @@ import { TIMERS, type TimerHandle, type Timers } from '../scheduling/timers.js';
 import { LeaseStore } from './lease.store.js';
 import { modeConflict, partitionOf, planLeases, type ReplicaMode } from './partitions.js';
 
-/** What the owner of the monitors (ProbingService) does when partitions come and go. */
+/** What the owner of the monitors (MonitorRoster, through CheckPath) does when partitions come and go. */
 export interface PartitionListener {
   /** Start scheduling these partitions' monitors (loaded from the database). */
   gained(partitions: readonly number[]): Promise<void>;

@@ -25,7 +25,7 @@ export function dataSourceOptions(target: DatabaseTarget, entities: Entities): D
     entities,
     migrationsTableName: 'picket_migrations',
     migrationsRun: false,
-    synchronize: false,
+    synchronize: false, // reviewed migrations only (docs/decisions/0015-two-migration-sets.md)
     logging: false,
   } as const;
   if (target.dialect === 'sqlite') {

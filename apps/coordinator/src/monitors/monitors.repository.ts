@@ -79,7 +79,7 @@ export class MonitorsRepository {
   /**
    * Inserts a new monitor, or writes an existing one's configuration; `contactIds` (when given)
    * replaces its contact list. `last_status` and `last_status_change` are written only at
-   * insert: after that they belong to the evaluator (OutboxService.recordTransition), so an API update racing a
+   * insert: after that they belong to the evaluator (TransitionWriter), so an API update racing a
    * status change never writes a stale status back. `last_checked_at` likewise belongs to the
    * results batch (CheckResultsRepository.writeBatch).
    */
@@ -153,7 +153,7 @@ export class MonitorsRepository {
     }
   }
 
-  /** The id and updated_at of every monitor: enough to tell which ones changed (see ProbingService.resync). */
+  /** The id and updated_at of every monitor: enough to tell which ones changed (see MonitorRoster.resync). */
   async versions(): Promise<Map<string, number>> {
     const rows = await this.db.manager
       .createQueryBuilder(MonitorEntity, 'm')
