@@ -62,6 +62,18 @@ describe.each(testDatabases())('rate limit on $name', (kind) => {
       reset: String(nowS() + BUDGET * POINT_S),
     });
     expect(refused.headers.get('retry-after')).toBe(String(POINT_S));
+    // The OpenAPI document (public, not charged) requires exactly these headers on the 200 and the 429.
+    const doc = (await client.get('/api/openapi.json')).body;
+    const responses = doc.paths['/api/monitors'].get.responses;
+    const required = (response: any) =>
+      Object.entries<any>(response.headers ?? {})
+        .filter(([, header]) => header.required)
+        .map(([name]) => name.toLowerCase())
+        .sort();
+    const limits = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+    expect(required(responses['200'])).toEqual(limits);
+    const tooMany = doc.components.responses[String(responses['429'].$ref).split('/').pop()!];
+    expect(required(tooMany)).toEqual(['retry-after', ...limits]);
     // A refused request costs nothing: one point later exactly one GET fits again.
     clock.advance(POINT_S * 1000 - 1000);
     expect((await client.get('/api/monitors')).status).toBe(429);

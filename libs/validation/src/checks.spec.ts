@@ -119,3 +119,31 @@ describe('composite checkers', () => {
     bad(objectIdString, '6B0263B0AED78DD82A402AFE', /hexadecimal id/);
   });
 });
+
+describe('the schema each checker factory attaches', () => {
+  it.each<[string, Checker, unknown]>([
+    ['text', text({ max: 5 }), { type: 'string', maxLength: 5 }],
+    ['displayName', displayName(9), { type: 'string', minLength: 1, maxLength: 9 }],
+    ['boolean', boolean, { type: 'boolean' }],
+    ['integer', integer(1, 3), { type: 'integer', minimum: 1, maximum: 3 }],
+    ['oneOf', oneOf(['a', 'b']), { enum: ['a', 'b'] }],
+    ['objectIdString', objectIdString, { type: 'string', pattern: '^[0-9a-f]{24}$' }],
+    [
+      'arrayOf',
+      arrayOf(boolean, { min: 1, max: 2, unique: true }),
+      { type: 'array', items: { type: 'boolean' }, minItems: 1, maxItems: 2, uniqueItems: true },
+    ],
+    [
+      'record',
+      record({ a: boolean, b: integer(0, 1) }, ['b']),
+      {
+        type: 'object',
+        properties: { a: { type: 'boolean' }, b: { type: 'integer', minimum: 0, maximum: 1 } },
+        required: ['a'],
+        additionalProperties: false,
+      },
+    ],
+    ['integerString (the value it spells)', integerString(1, 9), { type: 'integer', minimum: 1, maximum: 9 }],
+    ['booleanString (the value it spells)', booleanString, { type: 'boolean' }],
+  ])('%s', (_, checker, schema) => expect(checker.schema).toEqual(schema));
+});

@@ -5,7 +5,20 @@
  */
 import { isObjectId } from '#runtime';
 
-export type Checker = (value: unknown) => string | null;
+/** A JSON Schema (2020-12) fragment: what a checker accepts, as the OpenAPI document states it. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+/**
+ * Returns null when the value is acceptable, else what is wrong. The factories here attach the
+ * JSON Schema of what they accept as `schema`, so a DTO's validation and its documented schema
+ * come from one declaration (docs/decisions/0016-openapi-from-declarations.md).
+ */
+export type Checker = ((value: unknown) => string | null) & { readonly schema?: JsonSchema };
+
+/** The checker with the JSON Schema of what it accepts. */
+export function described(check: (value: unknown) => string | null, schema: JsonSchema): Checker {
+  return Object.assign(check, { schema });
+}
 
 /** C0 and C1 control characters. */
 // eslint-disable-next-line no-control-regex
@@ -45,7 +58,8 @@ export interface TextOptions {
 
 export function text(options: TextOptions): Checker {
   const { max, min = 0, multiline = false, notBlank = false } = options;
-  return (value) => {
+  const schema = { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max };
+  return described((value) => {
     if (typeof value !== 'string') return 'must be a string';
     const unstorable = unstorableTextProblem(value);
     if (unstorable) return unstorable;
@@ -57,25 +71,33 @@ export function text(options: TextOptions): Checker {
     if (length < min) return `must be at least ${min} characters long`;
     if (length > max) return `must be at most ${max} characters long`;
     return null;
-  };
+  }, schema);
 }
 
 /** A display name: 1..max code points, no control characters, not blank. */
 export const displayName = (max = 100): Checker => text({ max, min: 1, notBlank: true });
 
-export const boolean: Checker = (value) => (typeof value === 'boolean' ? null : 'must be a boolean (true or false)');
+export const boolean: Checker = described(
+  (value) => (typeof value === 'boolean' ? null : 'must be a boolean (true or false)'),
+  { type: 'boolean' },
+);
 
 export function integer(min: number, max: number): Checker {
-  return (value) => {
-    if (typeof value !== 'number' || !Number.isInteger(value)) return 'must be an integer';
-    if (value < min || value > max) return `must be between ${min} and ${max}`;
-    return null;
-  };
+  return described(
+    (value) => {
+      if (typeof value !== 'number' || !Number.isInteger(value)) return 'must be an integer';
+      if (value < min || value > max) return `must be between ${min} and ${max}`;
+      return null;
+    },
+    { type: 'integer', minimum: min, maximum: max },
+  );
 }
 
 export function oneOf(values: readonly string[]): Checker {
-  return (value) =>
-    typeof value === 'string' && values.includes(value) ? null : `must be one of: ${values.join(', ')}`;
+  return described(
+    (value) => (typeof value === 'string' && values.includes(value) ? null : `must be one of: ${values.join(', ')}`),
+    { enum: [...values] },
+  );
 }
 
 export interface ArrayOptions {
@@ -86,7 +108,14 @@ export interface ArrayOptions {
 
 export function arrayOf(item: Checker, options: ArrayOptions): Checker {
   const { min = 0, max, unique = false } = options;
-  return (value) => {
+  const schema = {
+    type: 'array',
+    ...(item.schema ? { items: item.schema } : {}),
+    ...(min > 0 ? { minItems: min } : {}),
+    maxItems: max,
+    ...(unique ? { uniqueItems: true } : {}),
+  };
+  return described((value) => {
     if (!Array.isArray(value)) return 'must be an array';
     if (value.length < min) return min === 1 ? 'must contain at least one item' : `must contain at least ${min} items`;
     if (value.length > max) return `must contain at most ${max} items`;
@@ -98,15 +127,23 @@ export function arrayOf(item: Checker, options: ArrayOptions): Checker {
       return 'must not contain duplicates';
     }
     return null;
-  };
+  }, schema);
 }
 
-export const objectIdString: Checker = (value) =>
-  isObjectId(value) ? null : 'must be a 24-character lowercase hexadecimal id';
+export const objectIdString: Checker = described(
+  (value) => (isObjectId(value) ? null : 'must be a 24-character lowercase hexadecimal id'),
+  { type: 'string', pattern: '^[0-9a-f]{24}$' },
+);
 
 /** An object with exactly these keys (all required unless listed in `optional`). */
 export function record(shape: Readonly<Record<string, Checker>>, optional: readonly string[] = []): Checker {
-  return (value) => {
+  const schema = {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(shape).map(([key, check]) => [key, check.schema ?? {}])),
+    required: Object.keys(shape).filter((key) => !optional.includes(key)),
+    additionalProperties: false,
+  };
+  return described((value) => {
     if (!isPlainObject(value)) return 'must be an object';
     for (const key of Object.keys(value)) if (!Object.hasOwn(shape, key)) return `has an unknown field "${key}"`;
     for (const [key, check] of Object.entries(shape)) {
@@ -118,23 +155,32 @@ export function record(shape: Readonly<Record<string, Checker>>, optional: reado
       if (problem) return `${key} ${problem}`;
     }
     return null;
-  };
+  }, schema);
 }
 
-export const plainObject: Checker = (value) => (isPlainObject(value) ? null : 'must be an object');
+export const plainObject: Checker = described((value) => (isPlainObject(value) ? null : 'must be an object'), {
+  type: 'object',
+});
 
 // ---- query-string values: always strings, never coerced --------------------------------
 
 /** A decimal integer written as digits only (no sign, exponent, hex, spaces or fractions). */
+/** Documented as the integer it spells (a query parameter's schema describes its value). */
 export function integerString(min: number, max: number): Checker {
-  return (value) => {
-    if (typeof value !== 'string') return 'must be given once, as a whole number';
-    if (!/^\d{1,16}$/.test(value)) return 'must be a whole number written with digits only';
-    const n = Number(value);
-    if (n < min || n > max) return `must be between ${min} and ${max}`;
-    return null;
-  };
+  return described(
+    (value) => {
+      if (typeof value !== 'string') return 'must be given once, as a whole number';
+      if (!/^\d{1,16}$/.test(value)) return 'must be a whole number written with digits only';
+      const n = Number(value);
+      if (n < min || n > max) return `must be between ${min} and ${max}`;
+      return null;
+    },
+    { type: 'integer', minimum: min, maximum: max },
+  );
 }
 
-export const booleanString: Checker = (value) =>
-  value === 'true' || value === 'false' ? null : 'must be exactly true or false';
+/** Documented as the boolean it spells. */
+export const booleanString: Checker = described(
+  (value) => (value === 'true' || value === 'false' ? null : 'must be exactly true or false'),
+  { type: 'boolean' },
+);

@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermission } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/auth.service.js';
+import { ApiOperation } from '../openapi/api-operation.js';
 import { AccountService } from './account.service.js';
 
 @Controller('api/account')
@@ -9,6 +10,13 @@ export class AccountController {
 
   @Get()
   @RequirePermission('account:read')
+  @ApiOperation({
+    operationId: 'getAccount',
+    tag: 'Account',
+    summary: 'Get the account',
+    description: 'The account the API key belongs to, with monitor counts.',
+    success: { description: 'The account.', schema: 'AccountResponse' },
+  })
   async get(@CurrentPrincipal() principal: Principal) {
     return { status: 'ok', data: await this.account.get(principal.accountId) };
   }

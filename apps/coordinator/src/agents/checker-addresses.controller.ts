@@ -4,6 +4,7 @@ import { CLOCK, type Clock } from '#runtime';
 import { Field, oneOf } from '#validation';
 import { Public } from '../auth/auth.guard.js';
 import { CoordinatorConfig } from '../config.js';
+import { ApiOperation } from '../openapi/api-operation.js';
 import { AgentsStore } from './agents.store.js';
 import { checkerAddresses, checkerAddressesText, type RegionAddresses } from './checker-addresses.js';
 
@@ -30,6 +31,20 @@ export class CheckerAddressesController {
 
   @Get('checker_ip_addresses')
   @Public()
+  @ApiOperation({
+    operationId: 'getCheckerAddresses',
+    tag: 'Meta',
+    summary: 'Checker IP addresses',
+    description:
+      'Every region with the addresses its checks come from (agents seen in the last 24 h plus CHECKER_ADDRESSES), ' +
+      'for firewall allow-lists. Served without an API key. `?format=txt` answers text/plain, one address per line.',
+    query: { format: { default: 'json', description: '`txt`: text/plain, one address per line.' } },
+    success: {
+      description: 'The regions and their addresses (JSON), or with `format=txt` the addresses (text/plain).',
+      schema: 'CheckerAddressesResponse',
+      text: 'text/plain',
+    },
+  })
   async list(@Query() query: CheckerAddressesQuery, @Res({ passthrough: true }) reply: FastifyReply) {
     const regions = await this.regions();
     reply.header('cache-control', 'public, max-age=60');

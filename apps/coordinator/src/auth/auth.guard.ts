@@ -1,5 +1,4 @@
 import { createParamDecorator, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { rateLimitHeaders, RateLimiter } from '../rate-limit/rate-limiter.js';
@@ -14,6 +13,16 @@ export const RequirePermission = (permission: Permission) => SetMetadata(PERMISS
 
 /** A route served without an API key (documents, public pages, health). */
 export const Public = () => SetMetadata(PUBLIC_KEY, true);
+
+/**
+ * What a route declares, the handler's word over its controller's: `public`, the permission it
+ * needs, or nothing (a bug the guard refuses loudly). The guard and the OpenAPI document read it.
+ */
+export function declaredAccess(handler: object, controller: object): Permission | 'public' | undefined {
+  const read = <T>(key: string): T | undefined =>
+    (Reflect.getMetadata(key, handler) as T | undefined) ?? (Reflect.getMetadata(key, controller) as T | undefined);
+  return read<boolean>(PUBLIC_KEY) ? 'public' : read<Permission>(PERMISSION_KEY);
+}
 
 type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
 
@@ -32,14 +41,13 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
-    private readonly reflector: Reflector,
     private readonly auth: AuthService,
     private readonly limiter: RateLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
+    const access = declaredAccess(context.getHandler(), context.getClass());
+    if (access === 'public') return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const principal = await this.auth.authenticate(request.headers.authorization);
     request.principal = principal;
@@ -54,10 +62,9 @@ export class ApiKeyGuard implements CanActivate {
       );
     }
     void context.switchToHttp().getResponse<FastifyReply>().headers(headers);
-    const needed = this.reflector.getAllAndOverride<Permission | undefined>(PERMISSION_KEY, targets);
-    if (needed === undefined) throw new Error(`route ${request.url} declares no permission`);
-    if (!principal.permissions.has(needed)) {
-      throw new AppError('FORBIDDEN', `This API key lacks the permission ${needed}.`);
+    if (access === undefined) throw new Error(`route ${request.url} declares no permission`);
+    if (!principal.permissions.has(access)) {
+      throw new AppError('FORBIDDEN', `This API key lacks the permission ${access}.`);
     }
     return true;
   }

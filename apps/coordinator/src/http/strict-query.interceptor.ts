@@ -1,9 +1,8 @@
-import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { RouteParamtypes } from '@nestjs/common/internal';
+import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor, type Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Observable } from 'rxjs';
 import { validationError } from '../errors.js';
+import { queryOf } from './routes.js';
 
 const declared = new WeakMap<object, boolean>();
 
@@ -12,8 +11,7 @@ function declaresQuery(context: ExecutionContext): boolean {
   const handler = context.getHandler();
   let result = declared.get(handler);
   if (result === undefined) {
-    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ?? {}) as object;
-    result = Object.keys(args).some((key) => key.startsWith(`${RouteParamtypes.QUERY}:`));
+    result = queryOf(context.getClass<Type>(), handler.name).declared;
     declared.set(handler, result);
   }
   return result;

@@ -6,6 +6,7 @@ import {
   boolean,
   booleanString,
   type Checker,
+  described,
   displayName,
   Field,
   IgnoreFields,
@@ -25,7 +26,10 @@ export const MONITOR_LIMITS = {
   contacts: 100,
 } as const;
 
-const region: Checker = (value) => (isRegionId(value) ? null : `is not a known region (${REGION_IDS.join(', ')})`);
+const region: Checker = described(
+  (value) => (isRegionId(value) ? null : `is not a known region (${REGION_IDS.join(', ')})`),
+  { enum: [...REGION_IDS] },
+);
 const regionList = arrayOf(region, { min: 1, max: REGION_IDS.length, unique: true });
 const contactList = arrayOf(objectIdString, { max: MONITOR_LIMITS.contacts, unique: true });
 const checkInterval = integer(MONITOR_LIMITS.checkInterval.min, MONITOR_LIMITS.checkInterval.max);

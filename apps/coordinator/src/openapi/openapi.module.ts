@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { OpenApiController } from './openapi.controller.js';
 
-@Module({ controllers: [OpenApiController] })
+@Module({ imports: [DiscoveryModule], controllers: [OpenApiController] })
 export class OpenApiModule {}

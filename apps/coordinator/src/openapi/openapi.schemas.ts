@@ -1,7 +1,9 @@
 /**
  * The JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of the API's resources, built from
- * the constants and types the code itself validates and answers with. Field maps are typed
- * `FieldsOf<Dto>`, so a field added to or removed from a DTO or response type does not
+ * the constants and types the code itself validates and answers with. Request bodies whose DTO
+ * checkers carry their schema are built from the DTO (`dtoSchema`), with only descriptions and
+ * create defaults added here (docs/decisions/0016-openapi-from-declarations.md). Field maps are
+ * typed `FieldsOf<Dto>`, so a field added to or removed from a DTO or response type does not
  * compile until it is documented here; enums and bounds are imported, never retyped.
  */
 import {
@@ -18,6 +20,8 @@ import {
   type PingSettingsDto,
   type TcpSettingsDto,
 } from '#contracts';
+import { dtoSchema } from '#validation';
+import type { Schema } from './api-operation.js';
 import { SUBSCRIPTION_STATUSES } from '../auth/account.entity.js';
 import type { AccountJson } from '../account/account.service.js';
 import type { PageQuery, Pagination } from '../common/pagination.js';
@@ -49,17 +53,25 @@ import {
   type RegionStatsJson,
   type StatsFiguresJson,
 } from '../history/stats.js';
-import { COMMENT_MAX, type IncidentCommentDto } from '../incidents/incident.dto.js';
+import { COMMENT_MAX, IncidentCommentDto } from '../incidents/incident.dto.js';
 import type { RegionEvidence } from '../incidents/incident.entity.js';
 import type { IncidentJson } from '../incidents/incident.mapper.js';
 import { UNKNOWN_AFTER_INTERVALS, type EffectiveStatus } from '../monitors/monitor-status.js';
 import type { MonitorJson, toMonitorActivityJson } from '../monitors/monitor.mapper.js';
-import { MONITOR_LIMITS, type CreateMonitorDto, type UpdateMonitorDto } from '../monitors/monitor.dto.js';
+import { CreateMonitorDto, MONITOR_LIMITS, UpdateMonitorDto } from '../monitors/monitor.dto.js';
 import type { ContactTestService } from '../notify/contact-test.service.js';
+import { CreateStatusPageDto, STATUS_PAGE_LIMITS, UpdateStatusPageDto } from '../status-pages/status-page.dto.js';
+import {
+  OVERALL_TEXT,
+  type PublicDay,
+  type PublicIncident,
+  type PublicMonitor,
+  type PublicPage,
+} from '../status-pages/public-page.js';
 
 // ---- helpers ---------------------------------------------------------------------------
 
-export type Schema = { readonly [keyword: string]: unknown };
+export type { Schema };
 
 /** One schema per field of T: no field left out, none invented. */
 export type FieldsOf<T> = { readonly [K in keyof T]-?: Schema };
@@ -84,14 +96,6 @@ export function object(
 
 export const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
 
-const integerIn = (range: { min: number; max: number; default?: number }, description: string): Schema => ({
-  type: 'integer',
-  minimum: range.min,
-  maximum: range.max,
-  ...(range.default === undefined ? {} : { default: range.default }),
-  description,
-});
-
 const count = (description: string): Schema => ({ type: 'integer', minimum: 0, description });
 
 const bool = (description: string, fallback?: boolean): Schema => ({
@@ -100,12 +104,15 @@ const bool = (description: string, fallback?: boolean): Schema => ({
   description,
 });
 
+const displayNameText = (max: number): string =>
+  `1 to ${max} Unicode code points (any script, emoji included); not blank; no control or bidirectional-override characters.`;
+
 /** A name as `displayName` checks it. */
 const displayName = (max: number): Schema => ({
   type: 'string',
   minLength: 1,
   maxLength: max,
-  description: `1 to ${max} Unicode code points (any script, emoji included); not blank; no control or bidirectional-override characters.`,
+  description: displayNameText(max),
 });
 
 /** A regular-expression source matching `text` in any letter case (URL schemes are caseless). */
@@ -119,6 +126,19 @@ const url = (scheme: string, description: string): Schema => ({
   description,
 });
 const HTTP_OR_HTTPS = `${caseless('http')}[sS]?`;
+
+/**
+ * The fields of a partial update: the create fields without their defaults, which only a
+ * create applies (a left-out field of an update keeps its stored value).
+ */
+function withoutDefaults(fields: Readonly<Record<string, Schema>>): Record<string, Schema> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([key, field]) => {
+      const { default: _applied, ...rest } = field;
+      return [key, rest];
+    }),
+  );
+}
 
 /** The names of `all`'s properties that `writable` lacks: what a request may send back and is ignored. */
 function readOnlyFields(all: Readonly<Record<string, Schema>>, writable: Readonly<Record<string, Schema>>) {
@@ -208,36 +228,31 @@ const SETTINGS_SCHEMAS: { readonly [K in MonitorType]: string } = {
   ping: 'PingSettings',
 };
 
-/** Writable monitor fields: the body of POST (some required) and PUT (all optional). */
-const monitorWritable = {
-  name: displayName(MONITOR_LIMITS.name),
+/** What the monitor DTOs' checkers do not say: descriptions, and the defaults a create applies. */
+const monitorDocs = {
+  name: { description: displayNameText(MONITOR_LIMITS.name) },
   settings: ref('MonitorSettings'),
-  active: bool('Alerting on (true) or paused (false).', true),
-  check_interval: integerIn(MONITOR_LIMITS.checkInterval, 'Seconds between checks from each region.'),
-  timeout: integerIn(MONITOR_LIMITS.timeout, 'Seconds before a check counts as failed.'),
-  fail_threshold: integerIn(
-    MONITOR_LIMITS.failThreshold,
-    'Consecutive failed checks (across regions) before the monitor is down.',
-  ),
-  regions: {
-    type: 'array',
-    items: ref('Region'),
-    minItems: 1,
-    maxItems: REGION_IDS.length,
-    uniqueItems: true,
-    description: 'Regions to check from, in rotation order; at least one.',
+  active: { default: true, description: 'Alerting on (true) or paused (false).' },
+  check_interval: {
+    default: MONITOR_LIMITS.checkInterval.default,
+    description: 'Seconds between checks from each region.',
   },
+  timeout: { default: MONITOR_LIMITS.timeout.default, description: 'Seconds before a check counts as failed.' },
+  fail_threshold: {
+    default: MONITOR_LIMITS.failThreshold.default,
+    description: 'Consecutive failed checks (across regions) before the monitor is down.',
+  },
+  regions: { description: 'Regions to check from, in rotation order; at least one.' },
   contacts: {
-    type: 'array',
-    items: ref('ObjectId'),
-    maxItems: MONITOR_LIMITS.contacts,
-    uniqueItems: true,
     default: [],
     description: 'Ids of contacts of this account to notify; a supplied list replaces the stored one.',
   },
 } satisfies FieldsOf<CreateMonitorDto> & FieldsOf<UpdateMonitorDto>;
 
-export const MONITOR_REQUIRED = ['name', 'settings', 'regions'] as const satisfies readonly (keyof CreateMonitorDto)[];
+/** The body of POST, from the DTO that validates it. */
+const monitorCreate = dtoSchema(CreateMonitorDto, monitorDocs);
+/** Writable monitor fields: the body of POST (some required) and PUT (all optional); the DTO's fields, as monitorDocs checks. */
+const monitorWritable = monitorCreate.properties as FieldsOf<CreateMonitorDto>;
 
 const monitorFields = {
   id: ref('ObjectId'),
@@ -463,7 +478,7 @@ function detailsRequest(group: ChannelGroup, patch: boolean): Schema {
     }
     if (fallback === null) schema = nullable(schema);
     if (fallback === undefined) required.push(key);
-    else schema = { ...schema, default: fallback };
+    else if (!patch) schema = { ...schema, default: fallback };
     properties[key] = schema;
   }
   const description = patch
@@ -655,41 +670,35 @@ const incidentFields = {
   },
 } satisfies FieldsOf<IncidentJson>;
 
-const incidentCommentFields = {
+/** The body of PUT /api/incidents/{id}/comment, from its DTO. */
+const incidentComment = dtoSchema(IncidentCommentDto, {
   comment: {
-    type: 'string',
-    maxLength: COMMENT_MAX,
     description: `At most ${COMMENT_MAX} Unicode code points; line breaks and tabs allowed, other control characters refused; \`""\` clears the comment.`,
   },
-} satisfies FieldsOf<IncidentCommentDto>;
+} satisfies FieldsOf<IncidentCommentDto>);
 
 // ---- envelopes -------------------------------------------------------------------------
 
 const ok = (fields: Readonly<Record<string, Schema>>, description: string): Schema =>
   object({ status: { const: 'ok' }, ...fields }, undefined, { description });
 
-const statusPageWritable = {
-  name: displayName(100),
-  monitors: {
-    type: 'array',
-    items: ref('ObjectId'),
-    minItems: 1,
-    maxItems: 20,
-    uniqueItems: true,
-    description: 'Monitors of the account, in display order (1 to 20).',
-  },
-  period: { enum: [7, 30, 90], default: 30, description: 'Days the page covers.' },
-  custom_domain: nullable({
-    type: 'string',
-    maxLength: 253,
+/** What the status page DTOs' checkers do not say: descriptions, and the defaults a create applies. */
+const statusPageDocs = {
+  name: { description: displayNameText(STATUS_PAGE_LIMITS.name) },
+  monitors: { description: 'Monitors of the account, in display order (1 to 20).' },
+  period: { default: STATUS_PAGE_LIMITS.defaultPeriod, description: 'Days the page covers.' },
+  custom_domain: {
     description: 'A host name served this page at `/`; unique across accounts. `""` or null clears it.',
-  }),
-  show_incident_reasons: bool('Show why incidents happened.', false),
-  basic_auth: nullable({
-    type: 'string',
+  },
+  show_incident_reasons: { default: false, description: 'Show why incidents happened.' },
+  basic_auth: {
     description: '`user:password` to protect the page; `""` or null clears it; `[REDACTED]` keeps it.',
-  }),
-};
+  },
+} satisfies FieldsOf<CreateStatusPageDto> & FieldsOf<UpdateStatusPageDto>;
+
+const statusPageCreate = dtoSchema(CreateStatusPageDto, statusPageDocs);
+const statusPageUpdate = dtoSchema(UpdateStatusPageDto, withoutDefaults(statusPageDocs));
+const statusPageWritable = statusPageCreate.properties as FieldsOf<CreateStatusPageDto>;
 const statusPageFields = {
   id: ref('ObjectId'),
   ...statusPageWritable,
@@ -703,6 +712,54 @@ const page = (items: string, of: string): Readonly<Record<string, Schema>> => ({
   [items]: { type: 'array', items: ref(of) },
   pagination: ref('Pagination'),
 });
+
+// ---- public status pages ---------------------------------------------------------------
+
+const uptime = (description: string): Schema => nullable({ type: 'number', minimum: 0, maximum: 100, description });
+
+const publicDayFields = {
+  date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'The day (UTC), YYYY-MM-DD.' },
+  uptime_percent: uptime('Of the decided checks of the day; null without any.'),
+  checks: count('Every check of the day, unknown ones included.'),
+  avg_response_ms: nullable({
+    type: 'number',
+    minimum: 0,
+    description: "Mean response time of the day's answered checks, ms; null without any.",
+  }),
+} satisfies FieldsOf<PublicDay>;
+
+const publicMonitorFields = {
+  name: { type: 'string', description: "The monitor's name: never its URL, host or any setting." },
+  status: {
+    enum: ['up', 'down', 'pending', 'unknown', 'paused'],
+    description: '`unknown` is shown as "No data", never as operational; `paused`: alerting paused by the owner.',
+  },
+  uptime_percent: uptime("Over the page's period; null without decided (UP or DOWN) checks."),
+  days: { type: 'array', items: ref('PublicDay'), description: 'One per day of the period, oldest first.' },
+} satisfies FieldsOf<PublicMonitor>;
+
+const publicIncidentFields = {
+  monitor: { type: 'string', description: "The monitor's name." },
+  started_at: timestamp,
+  resolved_at: nullable({ ...timestamp, description: 'Null while the outage lasts.' }),
+  reason: { type: 'string', description: 'Only when the page shows incident reasons.' },
+} satisfies FieldsOf<PublicIncident>;
+
+const publicPageFields = {
+  name: { type: 'string' },
+  period: { enum: [7, 30, 90], description: 'Days the page covers.' },
+  overall: {
+    enum: Object.keys(OVERALL_TEXT),
+    description: 'Over the watched monitors (paused and pending ones aside).',
+  },
+  monitors: { type: 'array', items: ref('PublicMonitor') },
+  incidents: {
+    type: 'array',
+    items: ref('PublicIncident'),
+    description: 'Newest first: those that started in the period, and any still open.',
+  },
+  generated_at: { ...timestamp, description: 'When the figures were gathered.' },
+} satisfies FieldsOf<PublicPage>;
 
 // ---- the components --------------------------------------------------------------------
 
@@ -744,13 +801,24 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
       description: `Exactly one key, which is the monitor type (${MONITOR_TYPES.join(', ')}). A supplied settings object replaces the stored one whole (the type may change).`,
     }),
     Monitor: object(monitorFields),
-    MonitorCreate: object({ ...monitorWritable, ...readOnlyFields(monitorFields, monitorWritable) }, MONITOR_REQUIRED, {
-      description: 'Unknown fields are refused (422); read-only fields are ignored.',
-    }),
-    MonitorUpdate: object({ ...monitorWritable, ...readOnlyFields(monitorFields, monitorWritable) }, [], {
-      description:
-        'Any subset of the create fields; only supplied fields change; supplied arrays and settings replace.',
-    }),
+    MonitorCreate: object(
+      { ...monitorWritable, ...readOnlyFields(monitorFields, monitorWritable) },
+      monitorCreate.required,
+      {
+        description: 'Unknown fields are refused (422); read-only fields are ignored.',
+      },
+    ),
+    MonitorUpdate: object(
+      {
+        ...dtoSchema(UpdateMonitorDto, withoutDefaults(monitorDocs)).properties,
+        ...readOnlyFields(monitorFields, monitorWritable),
+      },
+      dtoSchema(UpdateMonitorDto).required,
+      {
+        description:
+          'Any subset of the create fields; only supplied fields change; supplied arrays and settings replace.',
+      },
+    ),
     MonitorActivity: object(monitorActivityFields),
 
     Channel: {
@@ -781,7 +849,7 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     ),
     ContactUpdate: object(
       {
-        ...contactWritable,
+        ...withoutDefaults(contactWritable),
         channel: { ...ref('Channel'), description: 'Accepted only when equal to the stored channel (422 otherwise).' },
         details: { anyOf: writableGroups.map((g) => ref(`${g.name}Patch`)) },
         ...readOnlyFields(contactFields, contactWritable),
@@ -862,19 +930,28 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
 
     RegionEvidence: object(regionEvidenceFields, undefined, { description: "One region's evidence of an incident." }),
     Incident: object(incidentFields, undefined, { description: 'One outage of an active monitor.' }),
-    IncidentComment: object(incidentCommentFields, undefined, { description: 'Unknown fields are refused (422).' }),
+    IncidentComment: { ...incidentComment, description: 'Unknown fields are refused (422).' },
     IncidentListResponse: ok({ data: object(page('incidents', 'Incident')) }, 'A page of incidents.'),
     IncidentResponse: ok({ data: ref('Incident') }, 'One incident.'),
     StatusPage: object(statusPageFields, undefined, { description: 'A public status page.' }),
-    StatusPageCreate: object({ ...statusPageWritable, ...readOnlyFields(statusPageFields, statusPageWritable) }, [
-      'name',
-      'monitors',
-    ]),
-    StatusPageUpdate: object({ ...statusPageWritable, ...readOnlyFields(statusPageFields, statusPageWritable) }, [], {
-      description: 'Any subset of the fields (PUT and PATCH alike); only supplied fields change.',
-    }),
+    StatusPageCreate: object(
+      { ...statusPageWritable, ...readOnlyFields(statusPageFields, statusPageWritable) },
+      statusPageCreate.required,
+    ),
+    StatusPageUpdate: object(
+      { ...statusPageUpdate.properties, ...readOnlyFields(statusPageFields, statusPageWritable) },
+      statusPageUpdate.required,
+      {
+        description: 'Any subset of the fields (PUT and PATCH alike); only supplied fields change.',
+      },
+    ),
     StatusPageResponse: ok({ data: ref('StatusPage') }, 'One status page.'),
     StatusPageListResponse: ok({ data: object(page('status_pages', 'StatusPage')) }, 'A page of status pages.'),
+    PublicDay: object(publicDayFields),
+    PublicMonitor: object(publicMonitorFields),
+    PublicIncident: object(publicIncidentFields, ['monitor', 'started_at', 'resolved_at']),
+    PublicStatusPage: object(publicPageFields, undefined, { description: 'What a public status page shows.' }),
+    PublicStatusPageResponse: ok({ data: ref('PublicStatusPage') }, 'A public status page.'),
   });
   return schemas;
 }

@@ -1,6 +1,7 @@
 import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/auth.guard.js';
+import { ApiOperation, errorEnvelope, type Schema } from '../openapi/api-operation.js';
 import { escapeHtml } from './public-page.js';
 import { PUBLIC_PAGE_CACHE_MS, PublicPagesService, type PublicAnswer } from './public-pages.service.js';
 
@@ -27,6 +28,62 @@ function acceptsGzip(header: string | undefined): boolean {
   });
 }
 
+const HTML_BODY: Schema = { 'text/html': { schema: { type: 'string' } } };
+
+/** The OpenAPI operation of a public page: HTML or JSON, by id or by the custom domain. */
+function pageOperation(path: string, operationId: string, json: boolean): MethodDecorator {
+  const byId = path.includes('{id}');
+  return ApiOperation({
+    path,
+    operationId,
+    tag: 'Public status pages',
+    summary: `${byId ? 'A status page' : "The status page of this host's custom domain"} (${json ? 'JSON' : 'HTML'})`,
+    description:
+      (byId
+        ? 'The public page with this id.'
+        : 'The page whose `custom_domain` is the `Host` of the request (any case, any port).') +
+      (json
+        ? ' The figures the HTML page shows, as JSON.'
+        : ' HTML for people: no script, no outside resources; gzip when accepted.') +
+      ' A page with `basic_auth` needs `Authorization: Basic`. Answers are cached for 15 s.',
+    id: byId ? 'PublicStatusPageId' : undefined,
+    success: json
+      ? { description: 'The page.', schema: 'PublicStatusPageResponse' }
+      : { description: 'The page.', text: 'text/html' },
+    responses: {
+      401: {
+        description: `The page has \`basic_auth\` and the request did not give its user name and password${json ? ' (UNAUTHORIZED)' : ''}.`,
+        headers: {
+          'WWW-Authenticate': {
+            required: true,
+            description: "Basic, with the page's name as the realm.",
+            schema: { type: 'string', pattern: '^Basic realm="' },
+          },
+        },
+        content: json ? { 'application/json': { schema: errorEnvelope(['UNAUTHORIZED']) } } : HTML_BODY,
+      },
+      404: {
+        description:
+          (byId ? 'No status page with this id' : 'No status page on this host') +
+          (json ? ' (STATUS_PAGE_NOT_FOUND).' : '.') +
+          (byId ? ' A URL that cannot be decoded gets the JSON NOT_FOUND envelope.' : ''),
+        content: {
+          ...(json ? {} : HTML_BODY),
+          ...(json || byId
+            ? {
+                'application/json': {
+                  schema: errorEnvelope(
+                    json ? ['STATUS_PAGE_NOT_FOUND', ...(byId ? ['NOT_FOUND' as const] : [])] : ['NOT_FOUND'],
+                  ),
+                },
+              }
+            : {}),
+        },
+      },
+    },
+  });
+}
+
 interface RequestFacts {
   authorization: string | undefined;
   acceptEncoding: string | undefined;
@@ -43,6 +100,8 @@ export class PublicPagesController {
 
   @Get('status/:page')
   @Public()
+  @pageOperation('/status/{id}', 'getPublicStatusPage', false)
+  @pageOperation('/status/{id}.json', 'getPublicStatusPageJson', true)
   async byId(
     @Param('page') param: string,
     @Headers('authorization') authorization: string | undefined,
@@ -56,6 +115,7 @@ export class PublicPagesController {
 
   @Get()
   @Public()
+  @pageOperation('/', 'getCustomDomainStatusPage', false)
   async domainHtml(
     @Headers('host') host: string | undefined,
     @Headers('authorization') authorization: string | undefined,
@@ -67,6 +127,7 @@ export class PublicPagesController {
 
   @Get('index.json')
   @Public()
+  @pageOperation('/index.json', 'getCustomDomainStatusPageJson', true)
   async domainJson(
     @Headers('host') host: string | undefined,
     @Headers('authorization') authorization: string | undefined,

@@ -1,4 +1,13 @@
-import { arrayOf, boolean, type Checker, displayName, Field, IgnoreFields, objectIdString } from '#validation';
+import {
+  arrayOf,
+  boolean,
+  type Checker,
+  described,
+  displayName,
+  Field,
+  IgnoreFields,
+  objectIdString,
+} from '#validation';
 import { PageQuery } from '../common/pagination.js';
 import { REDACTED } from '../contacts/channels.js';
 
@@ -8,25 +17,36 @@ export const DEFAULT_STATUS_PAGES_PER_PAGE = 20;
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 
 const monitorList = arrayOf(objectIdString, { min: 1, max: STATUS_PAGE_LIMITS.monitors, unique: true });
-const period: Checker = (value) =>
-  typeof value === 'number' && (STATUS_PAGE_LIMITS.periods as readonly number[]).includes(value)
-    ? null
-    : 'must be 7, 30 or 90';
+const period: Checker = described(
+  (value) =>
+    typeof value === 'number' && (STATUS_PAGE_LIMITS.periods as readonly number[]).includes(value)
+      ? null
+      : 'must be 7, 30 or 90',
+  { enum: [...STATUS_PAGE_LIMITS.periods] },
+);
 /** A host name, or "" (clears it). */
-const customDomain: Checker = (value) =>
-  typeof value === 'string' && (value === '' || HOSTNAME.test(value))
-    ? null
-    : 'must be a host name such as status.example.com';
+const customDomain: Checker = described(
+  (value) =>
+    typeof value === 'string' && (value === '' || HOSTNAME.test(value))
+      ? null
+      : 'must be a host name such as status.example.com',
+  { type: 'string', maxLength: 253 },
+);
 const BASIC_AUTH = /^[^:\p{Cc}]{1,100}:[^\p{Cc}]{1,200}$/u;
 /** `user:password` (user without a colon, no control characters) or "" (clears it). */
-const basicAuth: Checker = (value) => {
-  if (value === REDACTED) return `must be the real value, not ${REDACTED}`;
-  return typeof value === 'string' && (value === '' || BASIC_AUTH.test(value))
-    ? null
-    : 'must be "user:password" (1 to 100 characters without a colon, a colon, 1 to 200 characters; no control characters)';
-};
+const basicAuth: Checker = described(
+  (value) => {
+    if (value === REDACTED) return `must be the real value, not ${REDACTED}`;
+    return typeof value === 'string' && (value === '' || BASIC_AUTH.test(value))
+      ? null
+      : 'must be "user:password" (1 to 100 characters without a colon, a colon, 1 to 200 characters; no control characters)';
+  },
+  { type: 'string' },
+);
 /** On update, [REDACTED] also passes: it keeps the stored value (the service refuses it when none is stored). */
-const basicAuthUpdate: Checker = (value) => (value === REDACTED ? null : basicAuth(value));
+const basicAuthUpdate: Checker = described((value) => (value === REDACTED ? null : basicAuth(value)), {
+  type: 'string',
+});
 
 /** Read-only fields a client may send back unchanged; they are ignored (docs/decisions/0002-wire-conventions.md). */
 const READ_ONLY = ['id', 'url', 'created_at', 'updated_at'];
