@@ -135,6 +135,14 @@ describe('compose file', () => {
     }
   });
 
+  it('gives coordinators and agents more time to stop than their own shutdown takes (compose waits 10 s by default)', () => {
+    const seconds = (value: unknown) => Number(/^(\d+)s$/.exec(String(value))?.[1] ?? 0);
+    for (const [name, service] of Object.entries(services)) {
+      if (/^(coordinator|agent)-/.test(name))
+        expect(`${name}: ${seconds(service.stop_grace_period)}`).toMatch(/: (3\d|[4-9]\d)$/);
+    }
+  });
+
   it('starts PostgreSQL, three NATS nodes, two coordinators and agents in three regions', () => {
     expect(Object.keys(services).sort()).toEqual([
       'agent-ap-southeast-1',
