@@ -233,29 +233,12 @@ function operation(route: DeclaredRoute, declaration: OperationDeclaration, erro
   };
 }
 
-/**
- * Routes whose controllers live where this change could not add an `@ApiOperation` (probing/ has
- * another owner): their declaration, keyed `METHOD /path`, until the decorator moves beside the handler.
- */
-const DECLARED_HERE: Readonly<Record<string, OperationDeclaration>> = {
-  'GET /metrics': {
-    operationId: 'getMetrics',
-    tag: 'Meta',
-    summary: 'Prometheus metrics',
-    description:
-      "The coordinator's metrics in the Prometheus text format (checks, statuses, scheduler lateness, agents per " +
-      'region, process). Served without an API key: restrict it at the network or the reverse proxy.',
-    success: { description: 'Prometheus text exposition format 0.0.4.', text: 'text/plain' },
-  },
-};
-
 /** The documented operations of the routes, by path and method: every route documented, each path routed. */
 function operations(routes: readonly DeclaredRoute[], errors: ErrorResponses): Record<string, Record<string, Schema>> {
   const paths: Record<string, Record<string, Schema>> = {};
   for (const route of routes) {
     const where = `${route.method.toUpperCase()} ${route.path}`;
-    const here = DECLARED_HERE[where];
-    const declarations = here ? [here] : operationDeclarations(route.handler);
+    const declarations = operationDeclarations(route.handler);
     if (declarations.length === 0) throw new Error(`${where} has no @ApiOperation`);
     for (const declaration of declarations) {
       const path = declaration.path ?? route.path;
