@@ -1,13 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { parseAllDocuments } from 'yaml';
-import { configVariables } from '#runtime';
+import { ConfigError, configVariables } from '#runtime';
 import { AgentConfig } from '../../apps/agent/src/config.js';
-import { CoordinatorConfig } from '../../apps/coordinator/src/config.js';
+import { API_KEY_PATTERN } from '../../apps/coordinator/src/auth/api-key.js';
+import { CoordinatorConfig, loadCoordinatorConfig } from '../../apps/coordinator/src/config.js';
 import { deployedNodeOptions } from '../support/deployed-node-options.js';
 import { REPO_ROOT } from '../support/processes.js';
 
@@ -76,6 +78,28 @@ describe('Kubernetes manifests', () => {
       expect(caps).toEqual({ drop: ['ALL'], add: ['NET_RAW'] });
     }
     expect((byKind('StatefulSet')[0] as unknown as StatefulSet).spec?.replicas).toBe(3);
+  });
+
+  it('ships no usable bootstrap key: the coordinator refuses the placeholder and says how to generate one', () => {
+    const settings = manifests
+      .filter(({ file, doc }) => file === 'config.yaml' && (doc.kind === 'Secret' || doc.kind === 'ConfigMap'))
+      .map(({ doc }) => (doc.stringData ?? doc.data ?? {}) as Record<string, string>);
+    const env = Object.assign({}, ...settings) as Record<string, string>;
+    // A placeholder that is no key at all, and says itself how to make one.
+    expect(env.BOOTSTRAP_API_KEY).toContain('openssl rand -hex 32');
+    expect(env.BOOTSTRAP_API_KEY).not.toMatch(API_KEY_PATTERN);
+    let problem = '';
+    try {
+      loadCoordinatorConfig(env);
+    } catch (error) {
+      problem = error instanceof ConfigError ? error.message : String(error);
+    }
+    expect(problem).toContain('BOOTSTRAP_API_KEY');
+    expect(problem).toContain('openssl rand -hex 32');
+    // What the operator is told to do works: the same settings with a generated key load.
+    expect(() =>
+      loadCoordinatorConfig({ ...env, BOOTSTRAP_API_KEY: `pkt_${randomBytes(32).toString('hex')}` }),
+    ).not.toThrow();
   });
 
   it('sets only documented variables of the app each container runs', () => {

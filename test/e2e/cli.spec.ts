@@ -10,7 +10,7 @@ import { ApiKeyEntity } from '../../apps/coordinator/src/auth/api-key.entity.js'
 import { hashApiKey } from '../../apps/coordinator/src/auth/api-key.js';
 import { DATA_SOURCE } from '../../apps/coordinator/src/database/database.js';
 import { ApiClient } from '../support/api-client.js';
-import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
+import { CapturingLogger, startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
 import { SPEC_PERMISSIONS } from '../support/spec-lists.js';
 
@@ -25,7 +25,7 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** Generous: a run may have to rebuild dist/ first when sources changed. */
 const CLI_TIMEOUT = 180_000;
 
-const ACCOUNT_LINE = /^\{"account_id":"([0-9a-f]{24})","api_key":"(pkt_[0-9a-f]{64})"\}\n$/;
+const ACCOUNT_LINE = /^\{"account_id":"([0-9a-f]{24})","key_id":"([0-9a-f]{24})","api_key":"(pkt_[0-9a-f]{64})"\}\n$/;
 const KEY_LINE = /^\{"key_id":"([0-9a-f]{24})","api_key":"(pkt_[0-9a-f]{64})"\}\n$/;
 const CONTACT_LINE = /^\{"contact_id":"([0-9a-f]{24})"\}\n$/;
 const UNKNOWN_ID = 'ffffffffffffffffffffffff';
@@ -64,7 +64,7 @@ function cli(databaseUrl: string, args: string[]): Promise<CliResult> {
 }
 
 /** Runs the CLI and expects success with one line of JSON matching `line`; returns its groups. */
-async function cliOk(databaseUrl: string, args: string[], line: RegExp): Promise<[string, string]> {
+async function cliOk(databaseUrl: string, args: string[], line: RegExp): Promise<[string, string, ...string[]]> {
   const result = await cli(databaseUrl, args);
   expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
     args,
@@ -72,7 +72,7 @@ async function cliOk(databaseUrl: string, args: string[], line: RegExp): Promise
     stdout: expect.stringMatching(line),
     stderr: '',
   });
-  return line.exec(result.stdout)!.slice(1) as [string, string];
+  return line.exec(result.stdout)!.slice(1) as [string, string, ...string[]];
 }
 
 /** A refused call: the exit code, nothing on stdout, a message (no stack trace) on stderr. */
@@ -138,11 +138,12 @@ describe.each(testDatabases())('admin CLI on $name', (kind) => {
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(ACCOUNT_LINE);
       expect(result.stderr).toBe('');
-      expect(Object.keys(json(result) as object)).toEqual(['account_id', 'api_key']);
-      const [accountId, apiKey] = ACCOUNT_LINE.exec(result.stdout)!.slice(1) as [string, string];
+      expect(Object.keys(json(result) as object)).toEqual(['account_id', 'key_id', 'api_key']);
+      const [accountId, keyId, apiKey] = ACCOUNT_LINE.exec(result.stdout)!.slice(1) as [string, string, string];
       expect(await countAccounts()).toBe(before + 1);
       const stored = await c.app.get(AccountsRepository).findKeyByHash(hashApiKey(apiKey));
       expect(stored?.accountId).toBe(accountId);
+      expect(stored?.id).toBe(keyId);
       expect(stored?.permissions.split(',').sort()).toEqual([...ALL_PERMISSIONS].sort());
 
       const client = c.client(apiKey);
@@ -221,6 +222,94 @@ describe.each(testDatabases())('admin CLI on $name', (kind) => {
       expect(refused.headers.get('www-authenticate')).toBe('Bearer');
       // The account's other key is untouched.
       expect((await other.get('/api/contacts')).status).toBe(200);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'accounts list and keys list show every account and key (never the key itself), so a key can be found and revoked',
+    async () => {
+      const created = await cliOk(db.url, ['accounts', 'create', '--name', 'Listed Ltd'], ACCOUNT_LINE);
+      const [accountId, firstKeyId] = created;
+      const firstKey = created[2]!;
+      const [botKeyId, botKey] = await cliOk(
+        db.url,
+        [
+          'keys',
+          'create',
+          '--account',
+          accountId,
+          '--name',
+          'deploy bot',
+          '--permissions',
+          'contacts:read,monitors:read',
+        ],
+        KEY_LINE,
+      );
+      // Used once: last_used_at is recorded (coarsely).
+      expect((await c.client(botKey).get('/api/monitors')).status).toBe(200);
+      const { accountId: otherAccountId } = await c.newAccount('someone else');
+
+      const accounts = await cli(db.url, ['accounts', 'list']);
+      expect({ code: accounts.code, stderr: accounts.stderr }).toEqual({ code: 0, stderr: '' });
+      const listed = (json(accounts) as { accounts: Record<string, unknown>[] }).accounts;
+      const mine = listed.find((a) => a.account_id === accountId);
+      expect(mine).toEqual({
+        account_id: accountId,
+        name: 'Listed Ltd',
+        subscription_status: 'active',
+        created_at: expect.any(Number),
+      });
+      expect(listed.map((a) => a.account_id)).toContain(otherAccountId);
+
+      const keysOf = async (id: string) => {
+        const result = await cli(db.url, ['keys', 'list', '--account', id]);
+        expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+        for (const secret of [firstKey, botKey]) expect(result.stdout).not.toContain(secret.slice(12));
+        return (json(result) as { keys: Record<string, unknown>[] }).keys;
+      };
+      // Oldest first; the two CLI runs may fall in the same second, so compare without the order.
+      const keys = await keysOf(accountId);
+      expect(keys).toHaveLength(2);
+      expect(keys).toEqual(
+        expect.arrayContaining([
+          {
+            key_id: firstKeyId,
+            name: expect.any(String),
+            prefix: firstKey.slice(0, 12),
+            permissions: ALL_PERMISSIONS,
+            created_at: expect.any(Number),
+            last_used_at: null,
+            revoked: false,
+          },
+          {
+            key_id: botKeyId,
+            name: 'deploy bot',
+            prefix: botKey.slice(0, 12),
+            permissions: ['monitors:read', 'contacts:read'],
+            created_at: expect.any(Number),
+            last_used_at: expect.any(Number),
+            revoked: false,
+          },
+        ]),
+      );
+
+      // The listing is how an operator finds the key to revoke.
+      const bot = keys.find((k) => k.name === 'deploy bot')!;
+      const revoked = await cli(db.url, ['keys', 'revoke', '--key', String(bot.key_id)]);
+      expect(revoked).toEqual({ code: 0, stdout: '{"revoked":true}\n', stderr: '' });
+      const after = new Map((await keysOf(accountId)).map((k) => [k.key_id, k.revoked]));
+      expect([after.get(firstKeyId), after.get(botKeyId)]).toEqual([false, true]);
+      expect((await c.client(botKey).get('/api/monitors')).status).toBe(401);
+      expect((await c.client(firstKey).get('/api/monitors')).status).toBe(200);
+
+      expectRefused(
+        'keys of an unknown account',
+        await cli(db.url, ['keys', 'list', '--account', UNKNOWN_ID]),
+        1,
+        UNKNOWN_ID,
+      );
+      expectRefused('keys list without --account', await cli(db.url, ['keys', 'list']), 2, '--account');
     },
     CLI_TIMEOUT,
   );
@@ -396,7 +485,7 @@ describe.each(testDatabases())('admin CLI on $name', (kind) => {
       expect((await revokedKey.client.get('/api/contacts')).status).toBe(200);
       await c.close();
 
-      const [[newAccountId, newAccountKey], [, narrowKey], revoked, inactive] = await Promise.all([
+      const [[newAccountId, , newAccountKey], [, narrowKey], revoked, inactive] = await Promise.all([
         cliOk(db.url, ['accounts', 'create', '--name', 'made offline'], ACCOUNT_LINE),
         cliOk(db.url, ['keys', 'create', '--account', accountId, '--permissions', 'contacts:read'], KEY_LINE),
         cli(db.url, ['keys', 'revoke', '--key', revokedKey.keyId]),
@@ -496,6 +585,8 @@ describe.each(testDatabases())('first start on $name', (kind) => {
     async () => {
       const db = await fresh();
       const port = await freePort();
+      let keyId: string | undefined;
+      let apiKey: string | undefined;
       const child = spawn(NPM, ['start', '-s'], {
         cwd: ROOT,
         env: childEnv({ DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
@@ -516,6 +607,10 @@ describe.each(testDatabases())('first start on $name', (kind) => {
         expect(keys.length).toBe(1);
         const accountId = /account id: ([0-9a-f]{24})/.exec(output)?.[1];
         expect(accountId).toMatch(/^[0-9a-f]{24}$/);
+        // The key's id is printed too: what `keys list` shows and `keys revoke` takes.
+        keyId = /key id: ([0-9a-f]{24})/.exec(output)?.[1];
+        expect(keyId).toMatch(/^[0-9a-f]{24}$/);
+        apiKey = keys[0];
         const client = new ApiClient(`http://127.0.0.1:${port}`, keys[0]);
         const account = await client.get('/api/account');
         expect(account.status).toBe(200);
@@ -531,6 +626,7 @@ describe.each(testDatabases())('first start on $name', (kind) => {
       const again = await startCoordinator(db.url);
       try {
         expect(await again.app.get(AccountsRepository).countAccounts()).toBe(1);
+        expect((await again.app.get(AccountsRepository).findKeyByHash(hashApiKey(apiKey!)))?.id).toBe(keyId);
       } finally {
         await again.close();
       }
@@ -541,10 +637,15 @@ describe.each(testDatabases())('first start on $name', (kind) => {
   it('BOOTSTRAP_API_KEY becomes the key of "default", once, and later starts add no account', async () => {
     const db = await fresh();
     const key = `pkt_${randomBytes(32).toString('hex')}`;
-    const first = await startCoordinator(db.url, { env: { BOOTSTRAP_API_KEY: key } });
+    const logger = new CapturingLogger();
+    const first = await startCoordinator(db.url, { env: { BOOTSTRAP_API_KEY: key }, logger });
     let accountId: string;
     try {
       expect(await first.app.get(AccountsRepository).countAccounts()).toBe(1);
+      // The log names the key by its id (never the key itself), for `keys list` and `keys revoke`.
+      const keyId = (await first.app.get(AccountsRepository).findKeyByHash(hashApiKey(key)))?.id;
+      expect(logger.lines.filter((line) => line.includes(`key id ${String(keyId)}`))).toHaveLength(1);
+      expect(logger.lines.join('\n')).not.toContain(key);
       const account = await first.client(key).get('/api/account');
       expect(account.status).toBe(200);
       expect(account.body.data).toMatchObject({ name: 'default', subscription_status: 'active' });

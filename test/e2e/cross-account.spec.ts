@@ -89,7 +89,7 @@ type Op =
   | { op: 'update'; kind: Kind; method: 'PUT' | 'PATCH' }
   | { op: 'delete'; kind: 'monitor' | 'contact' | 'status_page' }
   | { op: 'action'; kind: 'monitor'; action: 'pause' | 'resume' | 'checks' | 'stats' }
-  | { op: 'action'; kind: 'contact'; action: 'reactivate' | 'test' }
+  | { op: 'action'; kind: 'contact'; action: 'reactivate' | 'test' | 'deliveries' }
   | {
       op: 'reference';
       what: 'monitor-with-contact' | 'page-with-monitor' | 'update-monitor-contacts' | 'update-page-monitors';
@@ -129,7 +129,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
         .constantFrom('pause' as const, 'resume' as const, 'checks' as const, 'stats' as const)
         .map((action): Op => ({ op: 'action', kind: 'monitor', action })),
       fc
-        .constantFrom('reactivate' as const, 'test' as const)
+        .constantFrom('reactivate' as const, 'test' as const, 'deliveries' as const)
         .map((action): Op => ({ op: 'action', kind: 'contact', action })),
     ),
     weight: 3,
@@ -354,7 +354,7 @@ describe.each(testDatabases())('isolation between accounts on $name', (kind) => 
         return answered(res);
       }
       case 'action': {
-        const method = op.action === 'checks' || op.action === 'stats' ? 'GET' : 'POST';
+        const method = op.action === 'checks' || op.action === 'stats' || op.action === 'deliveries' ? 'GET' : 'POST';
         const suffix = op.action === 'stats' ? '/stats?period=24h' : `/${op.action}`;
         const res = await client.request(method, `${ROUTE[op.kind].path}/${id}${suffix}`);
         if (!registry.owns(call.actor, id, op.kind)) {

@@ -85,8 +85,9 @@ function stubResolver(answers: (host: string) => string[]): LookupFunction {
 const resolver = stubResolver((host) => ANSWERS[host] ?? []);
 
 const context = (): ProbeContext => ({ signal: AbortSignal.timeout(3000), timeoutMs: 3000 });
+/** Refused by the guard, with its machine-readable reason first (docs/decisions/0010-egress-policy.md). */
 const blocked = (outcome: ProbeOutcome) =>
-  outcome.status === 'blocked' && /blocked by egress policy/.test(outcome.error ?? '');
+  outcome.status === 'blocked' && /^destination_not_allowed: blocked by egress policy: /.test(outcome.error ?? '');
 
 describe('egress guard against bypass forms', () => {
   let server: Server;
@@ -295,7 +296,7 @@ describe('egress guard against bypass forms', () => {
         rows.push({
           channel,
           status: value.status,
-          reason: /blocked by egress policy/.test(JSON.stringify(value.body)),
+          reason: /destination_not_allowed: blocked by egress policy/.test(JSON.stringify(value.body)),
           connections,
         });
       }

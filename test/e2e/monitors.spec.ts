@@ -372,6 +372,38 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
       });
       expect(m.settings.https.request_headers).toBe(fifty);
     });
+
+    it('refuses framing, hop-by-hop and pseudo-headers and a second Host, naming the line and header', async () => {
+      const cases: [string, string][] = [
+        ['X-A: 1\nContent-Length: 0', 'line 2: Content-Length may not be set'],
+        ['Transfer-Encoding: chunked', 'line 1: Transfer-Encoding may not be set'],
+        ['X-A: 1\r\nX-B: 2\r\nconnection: keep-alive', 'line 3: connection may not be set'],
+        ['Keep-Alive: timeout=5', 'line 1: Keep-Alive may not be set'],
+        ['Proxy-Connection: keep-alive', 'line 1: Proxy-Connection may not be set'],
+        ['TE: trailers', 'line 1: TE may not be set'],
+        ['Trailer: X-Sum', 'line 1: Trailer may not be set'],
+        ['Upgrade: h2c', 'line 1: Upgrade may not be set'],
+        ['Expect: 100-continue', 'line 1: Expect may not be set'],
+        [':authority: other.example', 'line 1: :authority is an HTTP/2 pseudo-header'],
+        ['Host: a.example\nHost: b.example', 'line 2: Host may be given only once'],
+        ['Host: a.example, b.example', 'line 1: Host must be a host name or IP address'],
+      ];
+      for (const [request_headers, message] of cases) {
+        const res = await client.post(
+          '/api/monitors',
+          monitorBody({ settings: { https: { url: 'https://example.com', request_headers } } }),
+        );
+        expectValidationError(res, 'settings.https.request_headers');
+        expect(res.body.error.details).toEqual([
+          { field: 'settings.https.request_headers', message: expect.stringContaining(message) },
+        ]);
+      }
+      // One Host naming a virtual host stays allowed.
+      const m = await createMonitor(client, {
+        settings: { https: { url: 'http://203.0.113.7/', request_headers: 'Host: www.example.com:8080' } },
+      });
+      expect(m.settings.https.request_headers).toBe('Host: www.example.com:8080');
+    });
   });
 
   describe('contacts', () => {

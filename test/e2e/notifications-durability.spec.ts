@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { ApiClient } from '../support/api-client.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
@@ -7,7 +8,8 @@ import { startPicket, type RunningProcess } from '../support/processes.js';
 import { SwitchableTarget } from '../support/target.js';
 import { waitFor } from '../support/wait.js';
 
-const KEY = `pkt_${'d'.repeat(64)}`;
+// A key from a random source: a made-up one (one repeated digit) is refused at start (docs/decisions/0018-abuse-limits-and-quotas.md).
+const KEY = `pkt_${randomBytes(32).toString('hex')}`;
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -413,11 +413,16 @@ describe('OpenAPI document', () => {
   });
 
   it('enforces the documented query parameters: enums, bounds, defaults, nothing else', async () => {
-    // Paths with an id are asked about a monitor of the account (the only resource with query parameters under an id).
+    // Paths with an id are asked about a monitor or a contact of the account (those with query parameters under an id).
     const monitorId = (await createMonitor({ name: 'Query parameters' })).id as string;
+    const contact = await call(a, 'POST', '/api/contacts', {
+      json: { name: 'Query parameters', channel: 'email', details: { email: 'query@example.com' } },
+    });
+    expectCode(contact, 201);
+    const contactId = contact.body.contact.id as string;
     for (const op of operations.filter((o) => (o.spec.parameters ?? []).some((p: any) => deref(p).in === 'query'))) {
       const params = op.spec.parameters.map(deref).filter((p: any) => p.in === 'query');
-      const path = op.path.replace('{id}', monitorId);
+      const path = op.path.replace('{id}', op.path.startsWith('/api/contacts/') ? contactId : monitorId);
       const defaults = await call(a, op.method, path);
       expectCode(defaults, 200);
       const byName = Object.fromEntries(params.map((p: any) => [p.name, p.schema]));
@@ -823,11 +828,18 @@ describe('OpenAPI document', () => {
 
       receiver.handler = (_, res) => reply(res, 410);
       const refused = await call(a, 'POST', `/api/contacts/${id}/test`);
-      expectCode(refused, 422, 'VALIDATION_ERROR');
-      expect(refused.body.error.details).toEqual([{ field: 'details', message: expect.stringMatching(/^disable: /) }]);
+      expectCode(refused, 422, 'CONTACT_TEST_FAILED');
+      expect(refused.body.error.message).toMatch(/^Test notification not delivered: disable: /);
+      expect(refused.body.error.details).toBeUndefined();
+
+      // Tests are answered at once, not logged: the contact's delivery log stays empty.
+      const log = await call(a, 'GET', `/api/contacts/${id}/deliveries`);
+      expectCode(log, 200);
+      expect(log.body.data.deliveries).toEqual([]);
 
       const stranger = (await coordinator.newAccount('stranger')).client;
       expectCode(await call(stranger, 'POST', `/api/contacts/${id}/test`), 404, 'CONTACT_NOT_FOUND');
+      expectCode(await call(stranger, 'GET', `/api/contacts/${id}/deliveries`), 404, 'CONTACT_NOT_FOUND');
       for (const unknown of [UNKNOWN_ID, 'nope']) {
         expectCode(await call(a, 'POST', `/api/contacts/${unknown}/test`), 404, 'CONTACT_NOT_FOUND');
       }

@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { ManualClock } from '#runtime';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
+import { TransitionWriter } from '../../apps/coordinator/src/transitions/transition.writer.js';
 import type { ApiClient } from '../support/api-client.js';
 import { probeResult } from '../support/check-results.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
@@ -431,6 +432,48 @@ describe.each(testDatabases())('status pages on $name', (kind) => {
       expect((await api.put(page(), { show_incident_reasons: true })).status).toBe(200);
     });
 
+    it('shows reasons without the addresses, host names, ports or URLs in them; the API keeps them', async () => {
+      const tcp = await newMonitor(api, 'Database');
+      const tls = await newMonitor(api, 'Portal');
+      const transitions = c.app.get(TransitionWriter);
+      const now = SEED_NOW_MS / 1000;
+      const full: Record<string, string> = {
+        [tcp]: 'connection refused (127.0.0.1:18503)',
+        [tls]: 'certificate is not valid for portal.internal.example.com',
+      };
+      for (const [monitorId, reason] of Object.entries(full)) {
+        await transitions.write({ monitorId, status: 'down', changedAt: now - 120, reason, evidence: {} });
+      }
+      const created = await api.post('/api/status_pages', {
+        name: 'Reasons',
+        monitors: [tcp, tls],
+        show_incident_reasons: true,
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.data.id as string;
+
+      const json = await publicJson(`/status/${id}.json`);
+      expect(json.incidents.map((i: { monitor: string; reason: string }) => [i.monitor, i.reason]).sort()).toEqual([
+        ['Database', 'connection refused'],
+        ['Portal', 'certificate is not valid for the host name'],
+      ]);
+      const html = await (await publicGet(`/status/${id}`)).text();
+      expect(html).toContain('connection refused</li>');
+      expect(html).toContain('certificate is not valid for the host name</li>');
+      for (const text of [html, JSON.stringify(json)]) {
+        for (const secret of ['127.0.0.1', '18503', 'portal.internal.example.com', 'internal.example']) {
+          expect(text).not.toContain(secret);
+        }
+      }
+      // The API, behind a key, keeps the whole reason.
+      for (const [monitorId, reason] of Object.entries(full)) {
+        const res = await api.get(`/api/incidents?monitor_id=${monitorId}`);
+        expect(res.body.data.incidents.map((i: { reason: string }) => i.reason)).toEqual([reason]);
+      }
+      expect((await api.delete(page(id))).status).toBe(204);
+      for (const monitorId of [tcp, tls]) expect((await api.delete(`/api/monitors/${monitorId}`)).status).toBe(204);
+    });
+
     it('serves the page at / and /index.json of its custom domain (Host, any case, any port)', async () => {
       expect((await api.patch(page(), { custom_domain: 'status.acme.example' })).status).toBe(200);
       const html = await raw('/', { host: 'status.acme.example' });
@@ -476,6 +519,35 @@ describe.each(testDatabases())('status pages on $name', (kind) => {
       expect((await publicGet(`/status/${seeded.pageId}`)).status).toBe(401);
       expect((await api.put(page(), { basic_auth: '', custom_domain: '' })).body.data.basic_auth).toBeNull();
       expect((await publicGet(`/status/${seeded.pageId}`)).status).toBe(200);
+    });
+
+    it('challenges with a valid header whatever script the page name is in', async () => {
+      for (const [name, realm] of [
+        ['Ω Статус 状态 🚀 Zoë "x"', 'Zoe x'],
+        ['状态页', 'Status page'],
+      ] as const) {
+        const created = await api.post('/api/status_pages', {
+          name,
+          monitors: [seeded.web.id],
+          basic_auth: 'viewer:p4ss',
+          custom_domain: 'unicode.acme.example',
+        });
+        expect(created.status).toBe(201);
+        const id = created.body.data.id as string;
+        for (const path of [`/status/${id}`, `/status/${id}.json`]) {
+          const challenge = await publicGet(path);
+          expect(challenge.status).toBe(401);
+          expect(challenge.headers.get('www-authenticate')).toBe(`Basic realm="${realm}", charset="UTF-8"`);
+          expect((await publicGet(path, { authorization: basic('viewer:p4ss') })).status).toBe(200);
+        }
+        const domain = await raw('/index.json', { host: 'unicode.acme.example' });
+        expect([domain.status, domain.headers['www-authenticate']]).toEqual([
+          401,
+          `Basic realm="${realm}", charset="UTF-8"`,
+        ]);
+        expect((await publicJson(`/status/${id}.json`, { authorization: basic('viewer:p4ss') })).name).toBe(name);
+        expect((await api.delete(page(id))).status).toBe(204);
+      }
     });
 
     it('takes a deleted monitor off its pages, and keeps a page whose monitors are all gone', async () => {

@@ -812,6 +812,10 @@ const BAD_CONTENT_TYPES = [
   'application',
   'json',
   '*/*',
+  // JSON in another charset than UTF-8 (docs/decisions/0017-http-edge-hardening.md).
+  'application/json; charset=utf-16',
+  'application/json; charset=ISO-8859-1',
+  'application/json;charset="latin1"',
 ];
 
 function contentType(valid: fc.Arbitrary<JsonObject>): fc.Arbitrary<BodyCase> {

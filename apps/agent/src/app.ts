@@ -2,14 +2,15 @@ import 'reflect-metadata';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLevelLogger, type NatsLink } from '#runtime';
+import type { NatsLink } from '#runtime';
 import type { NatsLinkServer } from '#runtime/nats-server';
 import { AgentModule } from './agent.module.js';
 import type { AgentConfig } from './config.js';
+import { createAgentLogger } from './logger.js';
 import { PROBE_SERVER } from './probe-routes.js';
 
 export interface AgentAppOptions {
-  /** Absent: one that prints what LOG_LEVEL asks for. */
+  /** Absent: createAgentLogger's. */
   logger?: LoggerService | false;
   /** The link main.ts already started; absent, the app makes its own (in-process tests). */
   natsLink?: NatsLink;
@@ -26,7 +27,7 @@ export async function createAgentApp(
   const app = await NestFactory.create<NestFastifyApplication>(
     AgentModule.forRoot(config, undefined, options.natsLink),
     new FastifyAdapter({ logger: false }),
-    { logger: options.logger ?? createLevelLogger(config.LOG_LEVEL), abortOnError: false },
+    { logger: options.logger ?? createAgentLogger(config), abortOnError: false },
   );
   app.connectMicroservice({ strategy: app.get<NatsLinkServer>(PROBE_SERVER) }, { inheritAppConfig: true });
   await app.init();

@@ -2,7 +2,16 @@ import { Expose, Transform } from 'class-transformer';
 import { ArrayMinSize, IsIn, IsInt, IsIP, IsString, Matches, Max, Min } from 'class-validator';
 import { hostname } from 'node:os';
 import { DEFAULT_SUBJECT_PREFIX, REGION_IDS, SUBJECT_PREFIX_PATTERN, type RegionId } from '#contracts';
-import { commaList, digitsToInt, loadEnv, LOG_LEVELS, NatsEnv, type LogLevel } from '#runtime';
+import {
+  commaList,
+  digitsToInt,
+  loadEnv,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  NatsEnv,
+  type LogFormat,
+  type LogLevel,
+} from '#runtime';
 
 /** The agent's configuration, validated once at boot. */
 export class AgentConfig extends NatsEnv {
@@ -78,6 +87,11 @@ export class AgentConfig extends NatsEnv {
   @Expose()
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevel = 'info';
+
+  /** `text`, or `json`: one JSON object a line, for log shippers. */
+  @Expose()
+  @IsIn(LOG_FORMATS, { message: `must be one of ${LOG_FORMATS.join(', ')}` })
+  LOG_FORMAT: LogFormat = 'text';
 }
 
 export function loadAgentConfig(env: Readonly<Record<string, string | undefined>>): AgentConfig {

@@ -8,7 +8,7 @@ import { loadAgentConfig } from './config.js';
  * given), boots against a NATS server that is not there, and everything written to stdout and
  * stderr meanwhile is kept.
  */
-async function bootOutput(level: string): Promise<string> {
+async function bootOutput(level: string, env: Record<string, string> = {}): Promise<string> {
   let output = '';
   const keep = (chunk: string | Uint8Array) => {
     output += String(chunk);
@@ -22,6 +22,7 @@ async function bootOutput(level: string): Promise<string> {
       AGENT_ID: 'log-level-test',
       AGENT_DRAIN_SECONDS: '0',
       LOG_LEVEL: level,
+      ...env,
     }),
   );
   try {
@@ -64,5 +65,27 @@ describe('agent logging (LOG_LEVEL)', () => {
     const output = await bootOutput('error');
     expect(output).not.toContain('a warning of the test');
     expect(output).not.toContain('connecting to NATS');
+  });
+});
+
+describe('agent logging (LOG_FORMAT)', () => {
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  it('json: every line is one JSON object with level, context and message', async () => {
+    const output = await bootOutput('info', { LOG_FORMAT: 'json' });
+    const records = output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: string; context?: string; message: string });
+    expect(records).toContainEqual(
+      expect.objectContaining({ level: 'warn', context: 'Agent', message: 'a warning of the test' }),
+    );
+    expect(records).toContainEqual(expect.objectContaining({ level: 'info', context: 'NATS' }));
+  });
+
+  it('refuses a format it does not know, naming LOG_FORMAT', () => {
+    expect(() => loadAgentConfig({ NATS_URL: 'nats://127.0.0.1:1', LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
   });
 });

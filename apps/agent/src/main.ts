@@ -1,12 +1,26 @@
 import { Logger } from '@nestjs/common';
-import { ConfigError, createLevelLogger } from '#runtime';
+import { ConfigError, serverCommandLine } from '#runtime';
 import { loadAgentConfig } from './config.js';
+import { createAgentLogger } from './logger.js';
 import { createAgentNatsLink } from './nats-link.js';
+
+const USAGE = [
+  'usage: npm run agent [-- --help]',
+  '       node dist/apps/agent/src/main.js [--help]',
+  '',
+  'Starts a Picket agent: it takes check requests for its regions from NATS, runs them and',
+  'answers the coordinators, and serves /healthz, /readyz and /metrics. Runs until SIGTERM',
+  '(it drains running checks first) or SIGINT.',
+  '',
+  'It takes no arguments: configuration comes from environment variables, validated at start',
+  '(NATS_URL is required; AGENT_REGIONS, AGENT_ID, LOG_LEVEL, LOG_FORMAT, ...). Each one is',
+  'described in README.md, section "Configuration", "The agent".',
+].join('\n');
 
 async function main(): Promise<void> {
   const config = loadAgentConfig(process.env);
-  // Every Logger, the NATS link's before Nest is loaded included, prints what LOG_LEVEL asks for.
-  const logger = createLevelLogger(config.LOG_LEVEL);
+  // Every Logger, the NATS link's before Nest is loaded included, prints what LOG_LEVEL and LOG_FORMAT ask for.
+  const logger = createAgentLogger(config);
   Logger.overrideLogger(logger);
   const natsLink = createAgentNatsLink(config, (message) => {
     new Logger('NATS').error(message);
@@ -24,9 +38,13 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
+const stop = serverCommandLine(process.argv.slice(2), USAGE, 'picket agent');
+if (stop !== null) process.exitCode = stop;
+else main().catch(failed);
+
+function failed(error: unknown): void {
   process.stderr.write(
     `picket agent: ${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );
   process.exit(1);
-});
+}

@@ -43,10 +43,16 @@ export async function createCoordinatorApp(
   const natsLink = NatsLinkModule.forRoot({ link: options.natsLink, logger });
   const app = await NestFactory.create<NestFastifyApplication>(
     { ...root, imports: [...(root.imports ?? []), natsLink] },
-    createHttpAdapter(config.tls),
+    createHttpAdapter({
+      tls: config.tls,
+      limits: {
+        headersSeconds: config.HTTP_HEADERS_TIMEOUT_SECONDS,
+        requestSeconds: config.HTTP_REQUEST_TIMEOUT_SECONDS,
+      },
+    }),
     { bodyParser: false, logger, abortOnError: false },
   );
-  configureHttp(app);
+  configureHttp(app, { corsOrigins: config.corsOrigins });
   // Heartbeats and monitor notices reach their controllers through Nest's microservice layer.
   connectNatsMicroservice(app, config);
   await app.init();

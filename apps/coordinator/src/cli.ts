@@ -11,7 +11,7 @@ import { loadCoordinatorConfig } from './config.js';
  * object on one line; messages go to stderr with a non-zero exit (2 usage, 1 refused).
  */
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help')) {
+  if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
     process.stderr.write(`${helpText()}\n`);
     return argv.length === 0 ? 2 : 0;
   }

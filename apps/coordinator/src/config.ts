@@ -5,8 +5,9 @@ import { Expose, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
 import { ConfigError, digitsToInt, loadEnv, NatsEnv, LOG_LEVELS, type LogLevel } from '#runtime';
-import { API_KEY_PATTERN } from './config/api-key-pattern.js';
+import { bootstrapKeyProblem } from './config/api-key-pattern.js';
 import { parseCheckerAddresses, type ConfiguredAddresses } from './config/checker-addresses.js';
+import { parseCorsOrigins } from './config/cors-origins.js';
 import { parseDatabaseUrl, type DatabaseTarget } from './config/database-url.js';
 import { DEFAULT_ENDPOINTS } from './config/notify-endpoints.js';
 import { loadTlsFiles } from './config/tls-files.js';
@@ -47,10 +48,56 @@ export class CoordinatorConfig extends NatsEnv {
   @IsString()
   TLS_KEY_FILE?: string;
 
-  /** Registered as the `default` account's key on first start instead of a random one. */
+  // ---- the HTTP edge (docs/decisions/0017-http-edge-hardening.md) ------------------------
+
+  /** Seconds a client has to send a request's headers; a slower connection is answered 400 and closed. */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of seconds' })
+  @Min(1)
+  @Max(600)
+  HTTP_HEADERS_TIMEOUT_SECONDS = 10;
+
+  /** Seconds a client has to send a whole request, body included (at least HTTP_HEADERS_TIMEOUT_SECONDS). */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of seconds' })
+  @Min(1)
+  @Max(3600)
+  HTTP_REQUEST_TIMEOUT_SECONDS = 30;
+
+  /**
+   * Browser origins that may call `/api` cross-origin, comma-separated (`https://dash.example.com`);
+   * unset: none. Public status-page JSON is readable from any origin regardless.
+   */
   @Expose()
   @IsOptional()
-  @Matches(API_KEY_PATTERN, { message: 'must be pkt_ followed by 64 lowercase hex characters' })
+  @ValidateBy({
+    name: 'corsOrigins',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && typeof parseCorsOrigins(value) !== 'string',
+      defaultMessage: (args) => {
+        const problem = parseCorsOrigins(String(args?.value));
+        return `must be comma-separated origins such as https://dash.example.com (${typeof problem === 'string' ? problem : 'not a string'})`;
+      },
+    },
+  })
+  CORS_ORIGINS?: string;
+
+  /**
+   * Registered as the `default` account's key on first start instead of a random one. A key too
+   * regular to have come from a random source (all zeros, a repeated block) is refused
+   * (docs/decisions/0018-abuse-limits-and-quotas.md).
+   */
+  @Expose()
+  @IsOptional()
+  @ValidateBy({
+    name: 'bootstrapApiKey',
+    validator: {
+      validate: (value: unknown) => bootstrapKeyProblem(value) === null,
+      defaultMessage: (args) => bootstrapKeyProblem(args?.value) ?? 'is not a usable API key',
+    },
+  })
   BOOTSTRAP_API_KEY?: string;
 
   /**
@@ -125,6 +172,33 @@ export class CoordinatorConfig extends NatsEnv {
   @Min(10)
   @Max(100_000_000)
   RATE_LIMIT_POINTS_PER_HOUR = 5000;
+
+  /**
+   * Failed authentications each client address may make per rolling hour, counted apart for API
+   * keys and for status-page basic auth; past them 429 (docs/decisions/0018-abuse-limits-and-quotas.md).
+   */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of failures' })
+  @Min(1)
+  @Max(1_000_000)
+  AUTH_FAILURES_PER_HOUR = 60;
+
+  /** Monitors an account may have, paused ones included; a create past it is 403 QUOTA_EXCEEDED. */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of monitors' })
+  @Min(1)
+  @Max(100_000_000)
+  MAX_MONITORS_PER_ACCOUNT = 10_000;
+
+  /** Contacts an account may have; a create past it is 403 QUOTA_EXCEEDED. */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of contacts' })
+  @Min(1)
+  @Max(100_000_000)
+  MAX_CONTACTS_PER_ACCOUNT = 1000;
 
   /** Embedded mode: checks this process runs at once (more are UNKNOWN, "at capacity"). */
   @Expose()
@@ -234,6 +308,13 @@ export class CoordinatorConfig extends NatsEnv {
     return target;
   }
 
+  /** CORS_ORIGINS as a set of lower-case origins (empty when unset). */
+  get corsOrigins(): ReadonlySet<string> {
+    const origins = parseCorsOrigins(this.CORS_ORIGINS ?? '');
+    if (typeof origins === 'string') throw new Error('CORS_ORIGINS was validated at load time');
+    return origins;
+  }
+
   /** CHECKER_ADDRESSES by region ({} when unset). */
   get checkerAddresses(): ConfiguredAddresses {
     const configured = parseCheckerAddresses(this.CHECKER_ADDRESSES ?? '');
@@ -246,6 +327,11 @@ export function loadCoordinatorConfig(env: Readonly<Record<string, string | unde
   const config = loadEnv(CoordinatorConfig, env);
   if (Boolean(config.TLS_CERT_FILE) !== Boolean(config.TLS_KEY_FILE)) {
     throw new ConfigError(['TLS_CERT_FILE and TLS_KEY_FILE: set both (HTTPS) or neither (HTTP)']);
+  }
+  if (config.HTTP_HEADERS_TIMEOUT_SECONDS > config.HTTP_REQUEST_TIMEOUT_SECONDS) {
+    throw new ConfigError([
+      `HTTP_HEADERS_TIMEOUT_SECONDS (${config.HTTP_HEADERS_TIMEOUT_SECONDS}) may not exceed HTTP_REQUEST_TIMEOUT_SECONDS (${config.HTTP_REQUEST_TIMEOUT_SECONDS})`,
+    ]);
   }
   try {
     void config.tls; // unreadable or mismatched files stop the process at boot

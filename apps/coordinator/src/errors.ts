@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'READONLY_CHANNEL'
+  | 'CONTACT_TEST_FAILED'
+  | 'QUOTA_EXCEEDED'
   | 'SUBSCRIPTION_NOT_ACTIVE'
   | 'RATE_LIMIT_EXCEEDED'
   | 'SERVICE_UNAVAILABLE'
@@ -44,6 +46,7 @@ export function validationError(details: FieldProblem[], message = 'The request 
 export function httpStatusOf(code: ErrorCode): number {
   switch (code) {
     case 'VALIDATION_ERROR':
+    case 'CONTACT_TEST_FAILED':
       return 422;
     case 'INVALID_JSON':
       return 400;
@@ -55,6 +58,7 @@ export function httpStatusOf(code: ErrorCode): number {
       return 401;
     case 'FORBIDDEN':
     case 'READONLY_CHANNEL':
+    case 'QUOTA_EXCEEDED':
       return 403;
     case 'MONITOR_NOT_FOUND':
     case 'CONTACT_NOT_FOUND':

@@ -1,10 +1,24 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Server } from 'node:https';
-import { ConfigError } from '#runtime';
+import { ConfigError, serverCommandLine } from '#runtime';
 import { createCoordinatorApp, createLogger } from './app.js';
 import { loadCoordinatorConfig } from './config.js';
 import { startNatsLink } from './probing/nats-connection.js';
 import { loadTlsFiles } from './config/tls-files.js';
+
+const USAGE = [
+  'usage: npm start [-- --help]',
+  '       node dist/apps/coordinator/src/main.js [--help]',
+  '',
+  'Starts the Picket coordinator: the REST API and public status pages, the check scheduler, and,',
+  'without NATS_URL, the checks themselves (embedded mode). Runs until SIGTERM or SIGINT.',
+  '',
+  'It takes no arguments: configuration comes from environment variables, validated at start',
+  '(DATABASE_URL, PORT, HOST, NATS_URL, LOG_LEVEL, LOG_FORMAT, ...). Each one is described in',
+  'README.md, section "Configuration".',
+  '',
+  'Accounts, API keys and agents: npm run -s cli -- --help',
+].join('\n');
 
 async function main(): Promise<void> {
   const config = loadCoordinatorConfig(process.env);
@@ -48,7 +62,11 @@ function reloadTlsOnSighup(server: Server, certFile: string, keyFile: string, lo
   });
 }
 
-main().catch((error: unknown) => {
+const stop = serverCommandLine(process.argv.slice(2), USAGE, 'picket');
+if (stop !== null) process.exitCode = stop;
+else main().catch(failed);
+
+function failed(error: unknown): void {
   if (error instanceof ConfigError) {
     process.stderr.write(`picket: ${error.message}\n`);
   } else if (error instanceof Error && error.name === 'ReplicaModeConflictError') {
@@ -60,4 +78,4 @@ main().catch((error: unknown) => {
     );
   }
   process.exit(1);
-});
+}

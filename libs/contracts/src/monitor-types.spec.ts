@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { checkInput } from '#validation';
 import { typeKeyedSettingsDto, splitSettings } from './monitor-settings.js';
 import { HTTPS_OPTIONAL_FIELDS } from './monitor-types/https.js';
+import { toWireRequest, WireProbeRequestDto } from './probe.js';
 import {
   isMonitorType,
   literalAddressOf,
@@ -121,6 +122,78 @@ describe('https settings', () => {
       check_certificate_expiration: false,
       follow_redirect: false,
     });
+  });
+});
+
+describe('https request_headers: framing, hop-by-hop and pseudo-headers', () => {
+  const problemsOf = (request_headers: string) =>
+    checkInput(SettingsDto, { https: { url: 'https://example.com', request_headers } }, 'settings').problems;
+  const field = 'settings.https.request_headers';
+
+  it.each([
+    ['Content-Length: 0', 1, 'Content-Length'],
+    ['X-A: 1\nTransfer-Encoding: chunked', 2, 'Transfer-Encoding'],
+    ['X-A: 1\r\nX-B: 2\r\nconnection: keep-alive', 3, 'connection'],
+    ['Keep-Alive: timeout=5', 1, 'Keep-Alive'],
+    ['Proxy-Connection: keep-alive', 1, 'Proxy-Connection'],
+    ['TE: trailers', 1, 'TE'],
+    ['Trailer: X-Sum', 1, 'Trailer'],
+    ['UPGRADE: h2c', 1, 'UPGRADE'],
+    ['HTTP2-Settings: AAMAAABkAAQAAP__', 1, 'HTTP2-Settings'],
+    ['Expect: 100-continue', 1, 'Expect'],
+  ])('refuses %j, naming line %i and %s', (lines, line, name) => {
+    expect(problemsOf(lines)).toEqual([
+      { field, message: `line ${line}: ${name} may not be set (Picket frames the request and manages the connection)` },
+    ]);
+  });
+
+  it.each([
+    [':authority: other.example', 1, ':authority'],
+    ['X-A: 1\n:method: POST', 2, ':method'],
+    [':path: /admin', 1, ':path'],
+  ])('refuses the HTTP/2 pseudo-header in %j', (lines, line, name) => {
+    expect(problemsOf(lines)).toEqual([{ field, message: `line ${line}: ${name} is an HTTP/2 pseudo-header` }]);
+  });
+
+  it('takes one Host naming a host, with an optional port, and refuses a second or a malformed one', () => {
+    for (const host of ['status.example.com', 'api.example.com:8443', '203.0.113.7', '[2001:db8::1]:80', 'intranet']) {
+      expect(problemsOf(`Host: ${host}`)).toEqual([]);
+    }
+    expect(problemsOf('Host: a.example\nX-A: 1\nhost: b.example')).toEqual([
+      { field, message: 'line 3: Host may be given only once' },
+    ]);
+    for (const host of ['a.example, b.example', 'a.example/path', 'user@a.example', 'a.example:99999', '', 'a b']) {
+      expect(problemsOf(`Host: ${host}`)).toEqual([
+        { field, message: 'line 1: Host must be a host name or IP address with an optional port' },
+      ]);
+    }
+  });
+
+  it('accepts names that merely resemble them', () => {
+    expect(problemsOf('X-Content-Length: 1\nContent-Type: text/plain\nConnection-Id: 7\nX-Upgrade: no')).toEqual([]);
+  });
+
+  it('is refused on the probe wire too (the agent validates with the same checker)', () => {
+    const monitorId = '0123456789abcdef01234567';
+    const wire = toWireRequest({
+      check_id: `${monitorId}:1700000000000:eu-west-1`,
+      monitor_id: monitorId,
+      region: 'eu-west-1',
+      scheduled_at: 1_700_000_000_000,
+      type: 'https',
+      settings: {
+        url: 'https://example.com',
+        check_certificate_expiration: false,
+        request_headers: 'Content-Length: 0',
+      },
+      timeout_ms: 5000,
+    });
+    expect(checkInput(WireProbeRequestDto, wire).problems).toEqual([
+      {
+        field: 'settings.https.request_headers',
+        message: 'line 1: Content-Length may not be set (Picket frames the request and manages the connection)',
+      },
+    ]);
   });
 });
 

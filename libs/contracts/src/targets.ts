@@ -75,6 +75,15 @@ export function schemeProblem(value: string, scheme: string): string | null {
   return null;
 }
 
+/**
+ * A JSON Schema `pattern` (ECMA-262 source) for a value starting `<scheme>://` in any letter case
+ * (URL schemes are caseless); `optionalS` also allows one more `s` before `://` (http and https).
+ */
+export function schemePattern(scheme: string, optionalS = false): string {
+  const caseless = [...scheme].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('');
+  return `^${caseless}${optionalS ? '[sS]?' : ''}://`;
+}
+
 /** The host of a `<scheme>://<host>…` pattern: a bracketed IPv6 literal or a name or IPv4 literal. */
 export const HOST_PART = String.raw`(\[[^\]]*\]|[^:/?#\[\]@]+)`;
 

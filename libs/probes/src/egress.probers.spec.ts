@@ -65,7 +65,7 @@ describe('probers under the egress policy', () => {
     expect(await https('strict', `${base}/`)).toMatchObject({
       status: 'blocked',
       phase: 'connect',
-      error: 'blocked by egress policy: 127.0.0.1',
+      error: 'destination_not_allowed: blocked by egress policy: 127.0.0.1',
     });
     expect(await https('private-allowed', `${base}/`)).toMatchObject({ status: 'up' });
   });
@@ -74,7 +74,7 @@ describe('probers under the egress policy', () => {
     const port = (http.address() as AddressInfo).port;
     expect(await https('strict', `http://rebind.test:${port}/`)).toMatchObject({
       status: 'blocked',
-      error: 'blocked by egress policy: 127.0.0.1',
+      error: 'destination_not_allowed: blocked by egress policy: 127.0.0.1',
     });
     expect(await https('private-allowed', `http://rebind.test:${port}/`)).toMatchObject({ status: 'up' });
   });
@@ -82,26 +82,29 @@ describe('probers under the egress policy', () => {
   it('every redirect hop is judged: to the metadata address, by literal or by name', async () => {
     expect(await https('private-allowed', `${base}/to-metadata`)).toMatchObject({
       status: 'blocked',
-      error: 'blocked by egress policy: 169.254.169.254',
+      error: 'destination_not_allowed: blocked by egress policy: 169.254.169.254',
     });
     expect(await https('private-allowed', `${base}/to-meta-name`)).toMatchObject({
       status: 'blocked',
-      error: 'blocked by egress policy: 169.254.169.254',
+      error: 'destination_not_allowed: blocked by egress policy: 169.254.169.254',
     });
   });
 
   it('tcp and ping are guarded too', async () => {
     const t = (egress: EgressPolicy) => table(egress).tcp({ url: `tcp://127.0.0.1:${tcpPort}` }, context());
-    expect(await t('strict')).toMatchObject({ status: 'blocked', error: 'blocked by egress policy: 127.0.0.1' });
+    expect(await t('strict')).toMatchObject({
+      status: 'blocked',
+      error: 'destination_not_allowed: blocked by egress policy: 127.0.0.1',
+    });
     expect(await t('private-allowed')).toMatchObject({ status: 'up' });
     const p = (egress: EgressPolicy, url: string) => table(egress).ping({ url }, context());
     expect(await p('strict', 'ping://127.0.0.1')).toMatchObject({
       status: 'blocked',
-      error: 'blocked by egress policy: 127.0.0.1',
+      error: 'destination_not_allowed: blocked by egress policy: 127.0.0.1',
     });
     expect(await p('private-allowed', 'ping://169.254.169.254')).toMatchObject({
       status: 'blocked',
-      error: 'blocked by egress policy: 169.254.169.254',
+      error: 'destination_not_allowed: blocked by egress policy: 169.254.169.254',
     });
   });
 });

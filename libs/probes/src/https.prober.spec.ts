@@ -503,6 +503,69 @@ describe('https prober: assertions', () => {
     expect(received[0]?.headers.authorization).toBe('Bearer SECRET-HEADER-TOKEN');
     expect(JSON.stringify(outcome)).not.toMatch(/SECRET/);
   });
+
+  /** A request hidden in the body: sent as a second request if the monitor's Content-Length could frame the first. */
+  const smuggled = 'GET /smuggled HTTP/1.1\r\nHost: probe.test\r\n\r\n';
+
+  it("never lets the monitor's Content-Length smuggle a second request out of the body", async () => {
+    // Settings that skipped validation (stored before it refused them, or a message that bypassed it).
+    const outcome = await probe({
+      url: `${urls.http}/ok`,
+      http_method: 'POST',
+      request_headers: 'Content-Length: 0\nConnection: keep-alive',
+      request_body: smuggled,
+    });
+    expect(outcome).toMatchObject({ status: 'up', http_status: 200 });
+    // A smuggled request would arrive just after the first answer.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(received.map((r) => [r.method, r.url, r.body])).toEqual([['POST', '/ok', smuggled]]);
+  });
+
+  it('never sends framing, hop-by-hop or pseudo-headers, even when they arrive', async () => {
+    const outcome = await probe({
+      url: `${urls.http}/ok`,
+      http_method: 'POST',
+      request_headers: [
+        'Content-Length: 0',
+        'Transfer-Encoding: chunked',
+        'Connection: keep-alive',
+        'Keep-Alive: timeout=60',
+        'Proxy-Connection: keep-alive',
+        'TE: trailers',
+        'Trailer: X-Checksum',
+        'Upgrade: h2c',
+        'HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA',
+        'Expect: 100-continue',
+        'Host: one.test',
+        'Host: two.test',
+        ':authority: other.test',
+        'X-Kept: yes',
+      ].join('\n'),
+      request_body: smuggled,
+    });
+    expect(outcome).toMatchObject({ status: 'up', http_status: 200 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(received.map((r) => [r.method, r.url, r.body])).toEqual([['POST', '/ok', smuggled]]);
+    const [request] = received;
+    const names = (request?.rawHeaders ?? []).filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
+    expect(names.filter((name) => name === 'host')).toHaveLength(1);
+    expect(request?.headers.host).toBe(new URL(urls.http).host);
+    expect(request?.headers['content-length']).toBe(String(Buffer.byteLength(smuggled)));
+    expect(request?.headers.connection).toBe('close');
+    expect(request?.headers['x-kept']).toBe('yes');
+    for (const name of [
+      'transfer-encoding',
+      'keep-alive',
+      'proxy-connection',
+      'te',
+      'trailer',
+      'upgrade',
+      'http2-settings',
+      'expect',
+    ]) {
+      expect(`${name}: ${String(request?.headers[name])}`).toBe(`${name}: undefined`);
+    }
+  });
 });
 
 describe('https prober: redirects', () => {

@@ -15,8 +15,10 @@ import got, {
 } from 'got';
 import {
   type FailurePhase,
+  FORBIDDEN_REQUEST_HEADERS,
   HTTPS_LIMITS,
   type HttpsSettings,
+  isHostHeaderValue,
   MAX_ERROR_LENGTH,
   parseHeaderLines,
   parseStatusRanges,
@@ -157,13 +159,14 @@ function exchange(
   const expected = settings.response_body === undefined ? null : Buffer.from(settings.response_body, 'utf8');
   // HEAD cannot carry a body; GET may (got refuses it unless told).
   const body = method === 'HEAD' ? undefined : settings.request_body;
-  const hop: HopContext = { origin: new URL(settings.url).origin, own: ownHeaderNames(settings.request_headers) };
+  const headers = requestHeaders(settings.request_headers);
+  const hop: HopContext = { origin: new URL(settings.url).origin, own: ownHeaderNames(headers) };
 
   return new Promise<ProbeOutcome>((resolve, reject) => {
     let settled = false;
     // Only what differs from got's defaults: got runs every option given through a setter.
     const options: StreamOptions = {
-      headers: requestHeaders(settings.request_headers),
+      headers,
       // The caller's signal is the deadline (runProbe owns it).
       signal: context.signal,
       dnsLookup: trace.timedLookup(config.lookup),
@@ -232,20 +235,30 @@ function dropHeadersAcrossOrigins(options: NormalizedOptions): void {
   if (next !== origin) for (const name of own) delete options.headers[name];
 }
 
-function ownHeaderNames(lines: string | undefined): string[] {
-  return [...new Set(parseHeaderLines(lines).map(([name]) => name.toLowerCase()))].filter(
-    (name) => name !== 'user-agent',
-  );
+/** The names of the headers the monitor set and the check sends (User-Agent excepted). */
+function ownHeaderNames(headers: Headers): string[] {
+  return Object.keys(headers).filter((name) => name !== 'user-agent');
 }
 
-/** Lower-cased request headers: our User-Agent unless the monitor sets one; repeated names are all sent. */
+/** An RFC 9110 token: what a header name must be (a pseudo-header's leading colon is not). */
+const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+/**
+ * Lower-cased request headers: our User-Agent unless the monitor sets one; repeated names are all
+ * sent. Validation refuses framing, hop-by-hop and pseudo-headers and a second or malformed Host
+ * (libs/contracts/src/monitor-types/https.ts); they are dropped here too, whatever arrives, so the
+ * HTTP client alone frames the request (docs/decisions/0004-monitors.md).
+ */
 function requestHeaders(lines: string | undefined): Headers {
   const headers: Record<string, string | string[]> = { 'user-agent': USER_AGENT };
   const given = new Map<string, string[]>();
   for (const [name, value] of parseHeaderLines(lines)) {
     const key = name.toLowerCase();
+    if (!HEADER_TOKEN.test(key) || FORBIDDEN_REQUEST_HEADERS.has(key)) continue;
     given.set(key, [...(given.get(key) ?? []), value]);
   }
+  const host = given.get('host');
+  if (host !== undefined && (host.length !== 1 || !isHostHeaderValue(host[0] ?? ''))) given.delete('host');
   for (const [key, values] of given) headers[key] = values.length === 1 ? (values[0] ?? '') : values;
   return headers;
 }

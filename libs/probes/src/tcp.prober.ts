@@ -1,4 +1,4 @@
-import { EGRESS_MESSAGE, egressProblem, type Egress } from '#runtime';
+import { egressProblem, egressRefusal, type Egress } from '#runtime';
 import { lookup as systemLookup } from 'node:dns';
 import { connect, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -67,7 +67,7 @@ async function probeTcp(
     address = resolution.addresses[0] ?? { address: host, family: 4 };
   } else {
     if (egressProblem(host, egress) !== null) {
-      return blockedOutcome(`${EGRESS_MESSAGE}: ${host}`, stamp());
+      return blockedOutcome(egressRefusal(host), stamp());
     }
     address = { address: host, family: kind === 'ipv4' ? 4 : 6 };
   }

@@ -3,6 +3,9 @@ import type { LookupFunction } from 'node:net';
 import {
   assertEgressLiteral,
   cidrList,
+  EGRESS_REASON,
+  EgressBlockedError,
+  egressMessage,
   egressProblem,
   embeddedIpv4,
   guardedLookup,
@@ -94,8 +97,9 @@ describe('egressProblem', () => {
     ['2001:0:4136:e378:8000:63bf:80ff:fffe', { 'private-allowed': true, strict: false, off: true }],
     ['::ffff:8.8.8.8', { 'private-allowed': true, strict: true, off: true }],
     ['::ffff:0:808:808', { 'private-allowed': true, strict: true, off: true }],
-    ['2002:808:808::1', { 'private-allowed': true, strict: true, off: true }],
-    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', { 'private-allowed': true, strict: true, off: true }],
+    // 6to4 and Teredo: judged by the IPv4 they carry, except under strict, which refuses them outright (below).
+    ['2002:808:808::1', { 'private-allowed': true, strict: false, off: true }],
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', { 'private-allowed': true, strict: false, off: true }],
     // Cloud metadata: blocked unless the guard is off, in every form.
     ['169.254.169.254', { 'private-allowed': false, strict: false, off: true }],
     ['169.254.170.2', { 'private-allowed': false, strict: false, off: true }],
@@ -139,6 +143,92 @@ describe('egressProblem', () => {
         expect(egressProblem(address, rules)).toBe(i < 256 ? `${address} is denied by EGRESS_DENY_CIDRS` : null);
       }
     }
+  });
+});
+
+describe('6to4 (2002::/16) and Teredo (2001::/32) under strict', () => {
+  // address, the IPv4 it carries, allowed under [private-allowed, strict, off]
+  const table: [string, string, [boolean, boolean, boolean]][] = [
+    ['2002:808:808::1', '8.8.8.8', [true, false, true]],
+    ['2002:0808:0808:0000:0000:0000:0000:0001', '8.8.8.8', [true, false, true]],
+    ['2002:101:101::', '1.1.1.1', [true, false, true]],
+    ['2002:d8b4:a0e::5', '216.180.10.14', [true, false, true]],
+    ['2002:7f00:1::1', '127.0.0.1', [true, false, true]],
+    ['2002:a9fe:a9fe::', '169.254.169.254', [false, false, true]],
+    ['2002:e000:1::', '224.0.0.1', [false, false, true]],
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', '8.8.8.8', [true, false, true]],
+    ['2001::f7f7:f7f7', '8.8.8.8', [true, false, true]],
+    ['2001:0:4136:e378:8000:63bf:fefe:fefe', '1.1.1.1', [true, false, true]],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', '127.0.0.1', [true, false, true]],
+    ['2001:0:4136:e378:8000:63bf:5601:5601', '169.254.169.254', [false, false, true]],
+  ];
+  it.each(table)('%s (carrying %s)', (address, inner, [privateAllowed, strict, off]) => {
+    expect(embeddedIpv4(address)).toBe(inner);
+    expect([
+      egressProblem(address, 'private-allowed') === null,
+      egressProblem(address, 'strict') === null,
+      egressProblem(address, 'off') === null,
+    ]).toEqual([privateAllowed, strict, off]);
+  });
+
+  it('says why under strict, even when the carried address is public', () => {
+    expect(egressProblem('2002:808:808::1', 'strict')).toBe('2002:808:808::1 is a 6to4 or Teredo address');
+    expect(egressProblem('2001::f7f7:f7f7', 'strict')).toBe('2001::f7f7:f7f7 is a 6to4 or Teredo address');
+  });
+
+  it('stops at the edges of both ranges: neighbours are ordinary global unicast', () => {
+    for (const address of ['2003::1', '2001:1::1', '2001:4860:4860::8888', '2001:1:0:0:0:0:f7f7:f7f7']) {
+      expect(`${address}: ${egressProblem(address, 'strict')}`).toBe(`${address}: null`);
+    }
+  });
+
+  it('an allowed IPv4 does not open its tunnel forms; allowing the IPv6 range itself does', () => {
+    const viaIpv4: EgressRules = { policy: 'strict', allow: ['8.8.8.8/32'] };
+    expect(egressProblem('8.8.8.8', viaIpv4)).toBeNull();
+    expect(egressProblem('2002:808:808::1', viaIpv4)).toBe('2002:808:808::1 is a 6to4 or Teredo address');
+    const viaRange: EgressRules = { policy: 'strict', allow: ['2002:808:808::/48'] };
+    expect(egressProblem('2002:808:808::1', viaRange)).toBeNull();
+    expect(egressProblem('2002:808:809::1', viaRange)).toBe('2002:808:809::1 is a 6to4 or Teredo address');
+    // Deny still wins.
+    expect(egressProblem('2002:808:808::1', { ...viaRange, deny: ['8.8.8.0/24'] })).toBe(
+      '2002:808:808::1 is denied by EGRESS_DENY_CIDRS',
+    );
+  });
+
+  it('is refused at connect time by the guarded lookup, with the machine-readable reason', async () => {
+    const lookup = guardedLookup('strict', ((_host: string, _options: unknown, callback: (...a: unknown[]) => void) =>
+      callback(null, [{ address: '2002:808:808::1', family: 6 }])) as unknown as LookupFunction);
+    const error = await new Promise((resolve) => lookup('tunnel.test', { all: true }, resolve));
+    expect(error).toMatchObject({
+      code: 'EGRESS_BLOCKED',
+      message: 'destination_not_allowed: blocked by egress policy: 2002:808:808::1',
+    });
+  });
+});
+
+describe('the machine-readable reason of a refusal', () => {
+  it('is destination_not_allowed, the first word of every refusal text', () => {
+    expect(EGRESS_REASON).toBe('destination_not_allowed');
+    expect(new EgressBlockedError('10.0.0.1').message).toBe(
+      'destination_not_allowed: blocked by egress policy: 10.0.0.1',
+    );
+    expect(() => assertEgressLiteral('[::1]', 'strict')).toThrow(
+      /^destination_not_allowed: blocked by egress policy: ::1$/,
+    );
+  });
+
+  it.each([
+    [new EgressBlockedError('10.0.0.1'), 'destination_not_allowed: blocked by egress policy: 10.0.0.1'],
+    // Wrapped by an HTTP client that prefixes its own words.
+    [
+      new Error('RequestError: destination_not_allowed: blocked by egress policy: ::1'),
+      'destination_not_allowed: blocked by egress policy: ::1',
+    ],
+    // An older agent's text, without the reason.
+    [new Error('x: blocked by egress policy: 10.0.0.2'), 'destination_not_allowed: blocked by egress policy: 10.0.0.2'],
+    ['not an error', 'destination_not_allowed: blocked by egress policy'],
+  ])('egressMessage(%s) is %j', (error, text) => {
+    expect(egressMessage(error)).toBe(text);
   });
 });
 

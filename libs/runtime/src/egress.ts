@@ -5,7 +5,8 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
  * The egress guard (docs/decisions/0010-egress-policy.md): which addresses probes and
  * notifications may connect to. `private-allowed` (default): private networks and loopback yes;
  * cloud metadata and link-local addresses, multicast, broadcast and reserved ranges no. `strict`
- * (multi-tenant): public unicast addresses only. `off`: anything.
+ * (multi-tenant): public unicast addresses only, and no 6to4 or Teredo tunnel. `off`: anything.
+ * A refusal's text starts with EGRESS_REASON.
  */
 export const EGRESS_POLICIES = ['private-allowed', 'strict', 'off'] as const;
 export type EgressPolicy = (typeof EGRESS_POLICIES)[number];
@@ -24,14 +25,26 @@ export interface EgressRules {
 /** What every guarded connection is judged by: a bare policy, or a policy with exceptions. */
 export type Egress = EgressPolicy | EgressRules;
 
-/** The error code (and message prefix) of a connection the guard refused. */
+/** The error code of a connection the guard refused. */
 export const EGRESS_BLOCKED = 'EGRESS_BLOCKED';
+/** The words of a refusal, after its reason. */
 export const EGRESS_MESSAGE = 'blocked by egress policy';
+/**
+ * The stable, machine-readable reason of a refusal: every refused check's `error` and every
+ * refused notification's failure text starts with `destination_not_allowed: `
+ * (docs/decisions/0010-egress-policy.md).
+ */
+export const EGRESS_REASON = 'destination_not_allowed';
+
+/** The text of a refused connection to `address`: `destination_not_allowed: blocked by egress policy: <address>`. */
+export function egressRefusal(address: string): string {
+  return `${EGRESS_REASON}: ${EGRESS_MESSAGE}: ${address}`;
+}
 
 export class EgressBlockedError extends Error {
   readonly code = EGRESS_BLOCKED;
   constructor(readonly address: string) {
-    super(`${EGRESS_MESSAGE}: ${address}`);
+    super(egressRefusal(address));
     this.name = 'EgressBlockedError';
   }
 }
@@ -89,6 +102,13 @@ const NOT_PUBLIC = list(
 
 /** IPv6 global unicast: under `strict`, an IPv6 address outside it is refused unless it carries an IPv4 one. */
 const GLOBAL_UNICAST_V6 = list([], ['2000::/3']);
+
+/**
+ * 6to4 and Teredo: tunnels whose packets reach the IPv4 host they name through relays nobody
+ * here vouches for. `strict` refuses them outright, whatever IPv4 address they carry; the other
+ * policies judge that address.
+ */
+const TUNNELS_V6 = list([], ['2002::/16', '2001::/32']);
 
 function ipv6Words(address: string): number[] | null {
   let text = address.toLowerCase();
@@ -196,7 +216,9 @@ export function egressPolicyOf(egress: Egress): EgressPolicy {
 /**
  * Why `address` may not be reached, or null when it may. An IPv6 address that carries an IPv4
  * one (mapped, translated, compatible, NAT64, 6to4, Teredo) is judged by both, so no form of a
- * refused IPv4 address gets through; the operator's lists are compared the same way.
+ * refused IPv4 address gets through; the operator's lists are compared the same way. Under
+ * `strict`, 6to4 and Teredo addresses are refused whatever they carry, unless EGRESS_ALLOW_CIDRS
+ * names the IPv6 address itself.
  */
 export function egressProblem(address: string, egress: Egress): string | null {
   const rules = compile(egress);
@@ -218,8 +240,12 @@ function judge(address: string, rules: CompiledRules): string | null {
   const anyIn = (blocks: BlockList | null) =>
     blocks !== null && candidates.some(([ip, type]) => blocks.check(ip, type));
   if (anyIn(rules.deny)) return `${address} is denied by EGRESS_DENY_CIDRS`;
-  if (anyIn(rules.allow)) return null;
   const strict = rules.policy === 'strict';
+  // Only an allowed IPv6 range opens a tunnel address under strict, never its IPv4 address.
+  if (strict && family === 6 && TUNNELS_V6.check(address, 'ipv6') && !rules.allow?.check(address, 'ipv6')) {
+    return `${address} is a 6to4 or Teredo address`;
+  }
+  if (anyIn(rules.allow)) return null;
   for (const [ip, type] of candidates) {
     if (METADATA.check(ip, type) && (strict || !rules.allowMetadata)) {
       return `${address} is a cloud metadata or link-local address`;
@@ -272,9 +298,12 @@ export function assertEgressLiteral(host: string, egress: Egress): void {
   if (isIP(bare) !== 0 && egressProblem(bare, egress) !== null) throw new EgressBlockedError(bare);
 }
 
-/** The user-facing text of a refused connection, from the error (possibly wrapped by an HTTP client). */
+/**
+ * The user-facing text of a refused connection, from the error (possibly wrapped by an HTTP
+ * client), always starting with the reason: `destination_not_allowed: blocked by egress policy: …`.
+ */
 export function egressMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : '';
   const at = message.indexOf(EGRESS_MESSAGE);
-  return at >= 0 ? message.slice(at) : EGRESS_MESSAGE;
+  return `${EGRESS_REASON}: ${at >= 0 ? message.slice(at) : EGRESS_MESSAGE}`;
 }

@@ -13,3 +13,4 @@ export * from './nats-env.js';
 export * from './abort.js';
 export * from './readiness.js';
 export * from './within.js';
+export * from './command-line.js';

@@ -1,4 +1,4 @@
-import { describe, expect, it, jest } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { createLevelLogger, LOG_LEVELS } from './logger.js';
 
 function printed(write: () => void): string {
@@ -19,8 +19,8 @@ function printed(write: () => void): string {
 
 describe('createLevelLogger', () => {
   it.each([
-    ['debug', ['error', 'warn', 'log', 'debug']],
-    ['info', ['error', 'warn', 'log']],
+    ['debug', ['error', 'warn', 'info', 'debug']],
+    ['info', ['error', 'warn', 'info']],
     ['warn', ['error', 'warn']],
     ['error', ['error']],
   ] as const)('%s prints %j', (level, shown) => {
@@ -47,5 +47,75 @@ describe('createLevelLogger', () => {
         `${level}: ${level === 'debug'}`,
       );
     }
+  });
+
+  it('names JSON levels as LOG_LEVEL does: info for log lines, debug for verbose ones, fatal and error kept', () => {
+    const logger = createLevelLogger('debug', { json: true });
+    const output = printed(() => {
+      logger.fatal?.('a fatal line', 'Test');
+      logger.error('an error', 'Test');
+      logger.warn('a warning', 'Test');
+      logger.log('a line', 'Test');
+      logger.debug?.('a debug line', 'Test');
+      logger.verbose?.('a verbose line', 'Test');
+    });
+    const records = output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: string; message: string });
+    expect(records.map((r) => [r.level, r.message])).toEqual([
+      ['fatal', 'a fatal line'],
+      ['error', 'an error'],
+      ['warn', 'a warning'],
+      ['info', 'a line'],
+      ['debug', 'a debug line'],
+      ['debug', 'a verbose line'],
+    ]);
+  });
+
+  describe('colours', () => {
+    const ANSI = new RegExp(String.fromCharCode(27) + '\\[');
+    const everyLevel = (logger: ReturnType<typeof createLevelLogger>) =>
+      printed(() => {
+        logger.error('an error', 'Test');
+        logger.warn('a warning', 'Test');
+        logger.log('a line', 'Test');
+      });
+    let noColor: string | undefined;
+    beforeEach(() => {
+      noColor = process.env['NO_COLOR'];
+      delete process.env['NO_COLOR'];
+    });
+    afterEach(() => {
+      if (noColor === undefined) delete process.env['NO_COLOR'];
+      else process.env['NO_COLOR'] = noColor;
+    });
+
+    it('text into a file or pipe (stdout not a TTY) carries no escape codes', () => {
+      expect(everyLevel(createLevelLogger('info', { isTTY: false }))).not.toMatch(ANSI);
+    });
+
+    it('decides from process.stdout when not told', () => {
+      const descriptor = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY');
+      Object.defineProperty(process.stdout, 'isTTY', { value: false, configurable: true, writable: true });
+      try {
+        expect(everyLevel(createLevelLogger('info'))).not.toMatch(ANSI);
+      } finally {
+        if (descriptor) Object.defineProperty(process.stdout, 'isTTY', descriptor);
+        else delete (process.stdout as { isTTY?: boolean }).isTTY;
+      }
+    });
+
+    it('text on a terminal is coloured, unless NO_COLOR is set', () => {
+      expect(everyLevel(createLevelLogger('info', { isTTY: true }))).toMatch(ANSI);
+      process.env['NO_COLOR'] = '1';
+      expect(everyLevel(createLevelLogger('info', { isTTY: true }))).not.toMatch(ANSI);
+    });
+
+    it('JSON is never coloured, on a terminal either', () => {
+      const output = everyLevel(createLevelLogger('info', { json: true, isTTY: true }));
+      expect(output).not.toMatch(ANSI);
+      for (const line of output.trim().split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    });
   });
 });

@@ -27,6 +27,16 @@ export class AccountsRepository {
     return this.db.manager.count(AccountEntity);
   }
 
+  /** Every account, oldest first (the admin CLI's `accounts list`). */
+  listAccounts(): Promise<AccountEntity[]> {
+    return this.db.manager.find(AccountEntity, { order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /** An account's keys, revoked ones included, oldest first (`keys list`). */
+  keysOf(accountId: string): Promise<ApiKeyEntity[]> {
+    return this.db.manager.find(ApiKeyEntity, { where: { accountId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
   findKeyByHash(keyHash: string): Promise<ApiKeyEntity | null> {
     return this.db.manager.findOneBy(ApiKeyEntity, { keyHash });
   }

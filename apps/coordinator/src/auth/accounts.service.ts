@@ -3,7 +3,8 @@ import { CLOCK, isObjectId, newObjectId, unixSeconds, type Clock } from '#runtim
 import { AccountEntity, type SubscriptionStatus } from './account.entity.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { ApiKeyEntity } from './api-key.entity.js';
-import { API_KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from './api-key.js';
+import { bootstrapKeyProblem } from '../config/api-key-pattern.js';
+import { displayPrefix, generateApiKey, hashApiKey } from './api-key.js';
 import { PERMISSIONS, type Permission } from './permissions.js';
 
 export class AdminError extends Error {}
@@ -19,10 +20,17 @@ export class AccountsService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async createAccount(name: string, presetKey?: string): Promise<{ account: AccountEntity; apiKey: string }> {
-    if (presetKey !== undefined && !API_KEY_PATTERN.test(presetKey)) {
-      throw new AdminError('an API key must be pkt_ followed by 64 lowercase hex characters');
-    }
+  /**
+   * A new account with one key holding every permission, named `keyName`. A preset key (the
+   * bootstrap's) must have the key format and not be too regular to be secret.
+   */
+  async createAccount(
+    name: string,
+    presetKey?: string,
+    keyName = 'initial',
+  ): Promise<{ account: AccountEntity; keyId: string; apiKey: string }> {
+    const problem = presetKey === undefined ? null : bootstrapKeyProblem(presetKey);
+    if (problem !== null) throw new AdminError(`the API key ${problem}`);
     const now = this.clock.now();
     const account = Object.assign(new AccountEntity(), {
       id: newObjectId(now),
@@ -31,18 +39,31 @@ export class AccountsService {
       createdAt: Math.floor(now / 1000),
     });
     const apiKey = presetKey ?? generateApiKey();
-    await this.accounts.insertAccountWithKey(account, this.keyEntity(account.id, apiKey, PERMISSIONS));
-    return { account, apiKey };
+    const key = this.keyEntity(account.id, apiKey, PERMISSIONS, keyName);
+    await this.accounts.insertAccountWithKey(account, key);
+    return { account, keyId: key.id, apiKey };
   }
 
-  async createKey(accountId: string, permissions: readonly Permission[]): Promise<{ keyId: string; apiKey: string }> {
-    if (!isObjectId(accountId) || !(await this.accounts.findAccount(accountId))) {
-      throw new AdminError(`no account with id ${accountId}`);
-    }
+  async createKey(
+    accountId: string,
+    permissions: readonly Permission[],
+    name = '',
+  ): Promise<{ keyId: string; apiKey: string }> {
+    await this.existingAccount(accountId);
     const apiKey = generateApiKey();
-    const key = this.keyEntity(accountId, apiKey, permissions);
+    const key = this.keyEntity(accountId, apiKey, permissions, name);
     await this.accounts.insertKey(key);
     return { keyId: key.id, apiKey };
+  }
+
+  listAccounts(): Promise<AccountEntity[]> {
+    return this.accounts.listAccounts();
+  }
+
+  /** The account's keys, revoked ones included, oldest first: never the keys themselves, which are not stored. */
+  async listKeys(accountId: string): Promise<ApiKeyEntity[]> {
+    await this.existingAccount(accountId);
+    return this.accounts.keysOf(accountId);
   }
 
   async revokeKey(keyId: string): Promise<void> {
@@ -57,11 +78,18 @@ export class AccountsService {
     }
   }
 
-  private keyEntity(accountId: string, apiKey: string, permissions: readonly Permission[]): ApiKeyEntity {
+  private async existingAccount(accountId: string): Promise<AccountEntity> {
+    const account = isObjectId(accountId) ? await this.accounts.findAccount(accountId) : null;
+    if (!account) throw new AdminError(`no account with id ${accountId}`);
+    return account;
+  }
+
+  private keyEntity(accountId: string, apiKey: string, permissions: readonly Permission[], name: string): ApiKeyEntity {
     const now = this.clock.now();
     return Object.assign(new ApiKeyEntity(), {
       id: newObjectId(now),
       accountId,
+      name,
       keyHash: hashApiKey(apiKey),
       prefix: displayPrefix(apiKey),
       permissions: permissions.join(','),

@@ -20,6 +20,10 @@ export class ApiKeyEntity {
   @Column({ name: 'key_hash', type: 'varchar', length: 64 })
   keyHash!: string;
 
+  /** What the operator called it (`keys create --name`); '' when unnamed. */
+  @Column({ type: 'text', default: '' })
+  name!: string;
+
   /** The first characters of the key, for people to recognise it in listings. */
   @Column({ type: 'varchar', length: 16 })
   prefix!: string;

@@ -1,7 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** The key format, defined beside the configuration (BOOTSTRAP_API_KEY is validated with it). */
-export { API_KEY_PATTERN } from '../config/api-key-pattern.js';
+/**
+ * The key format and the rule that refuses keys too regular to be secret, defined beside the
+ * configuration (BOOTSTRAP_API_KEY is validated with both).
+ */
+export { API_KEY_PATTERN, weakApiKeyProblem } from '../config/api-key-pattern.js';
 
 /** A new key of the form API_KEY_PATTERN. */
 export function generateApiKey(): string {

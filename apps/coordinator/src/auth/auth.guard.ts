@@ -1,6 +1,7 @@
 import { createParamDecorator, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { socketAddress } from '../rate-limit/client-address.js';
 import { rateLimitHeaders, RateLimiter } from '../rate-limit/rate-limiter.js';
 import { AuthService, type Principal } from './auth.service.js';
 import type { Permission } from './permissions.js';
@@ -34,7 +35,8 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
 });
 
 /**
- * Global guard: authenticate (401), charge the account's rate limit (429,
+ * Global guard: authenticate (401; 429 once the client address spent its budget of failures,
+ * docs/decisions/0018-abuse-limits-and-quotas.md), charge the account's rate limit (429,
  * docs/decisions/0003-auth-permissions-rate-limit.md; the X-RateLimit-* headers go on every answer
  * from here on, errors included), then check the route's permission (403).
  */
@@ -49,7 +51,7 @@ export class ApiKeyGuard implements CanActivate {
     const access = declaredAccess(context.getHandler(), context.getClass());
     if (access === 'public') return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const principal = await this.auth.authenticate(request.headers.authorization);
+    const principal = await this.auth.authenticate(request.headers.authorization, socketAddress(request));
     request.principal = principal;
     const decision = await this.limiter.charge(principal.accountId, request.method, request.url.split('?')[0] ?? '/');
     const headers = rateLimitHeaders(decision);

@@ -8,7 +8,16 @@ import { AccountsService } from './accounts.service.js';
 import { hashApiKey } from './api-key.js';
 
 /**
- * First start on an empty database: create the account `default` and print its API key
+ * Shows the first-start key to the operator: plain text on stderr, written directly, never as a
+ * log record, so neither LOG_FORMAT=json lines nor anything parsing the log stream carry it
+ * (docs/operations.md, "Logs"). Only when the app logs at all (tests start it with `logger: false`).
+ */
+export function showKeyOnce(text: string, write: (text: string) => void = (t) => process.stderr.write(t)): void {
+  if (Logger.isLevelEnabled('fatal')) write(`${text}\n`);
+}
+
+/**
+ * First start on an empty database: create the account `default` and show its API key
  * once (or register BOOTSTRAP_API_KEY instead). Serialised with migrations, so two
  * replicas starting together create one account.
  */
@@ -32,21 +41,29 @@ export class BootstrapService implements OnApplicationBootstrap {
         }
         return;
       }
-      const { account, apiKey } = await this.service.createAccount('default', preset);
+      const { account, keyId, apiKey } = await this.service.createAccount('default', preset, 'bootstrap');
       if (preset) {
-        this.logger.log(`Created account "default" (${account.id}) with the key from BOOTSTRAP_API_KEY.`);
+        this.logger.log(
+          `Created account "default" (${account.id}) with the key from BOOTSTRAP_API_KEY, key id ${keyId} ` +
+            '(`keys list` shows it, `keys revoke` retires it).',
+        );
         return;
       }
       const rule = '='.repeat(78);
-      this.logger.warn(
+      showKeyOnce(
         [
+          rule,
           'FIRST START: created the account "default"',
-          rule,
           `  API key (shown once, store it now): ${apiKey}`,
-          `  account id: ${account.id}`,
-          rule,
+          `  account id: ${account.id}, key id: ${keyId}`,
           'Use it as: Authorization: Bearer <key>. More keys: npm run -s cli -- keys create --account <id>',
+          rule,
         ].join('\n'),
+      );
+      // The log keeps the event, never the key.
+      this.logger.warn(
+        `FIRST START: created the account "default" (${account.id}) and its key ${keyId}; the key was shown once on ` +
+          'stderr, outside the log records. Lost it? Create another: npm run -s cli -- keys create --account <id>',
       );
     });
   }

@@ -38,8 +38,23 @@ export const COMMANDS: Record<string, Command> = {
       const name = required(flags, 'name');
       const problem = displayName(100)(name);
       if (problem) throw new UsageError(`--name ${problem}`);
-      const { account, apiKey } = await app.get(AccountsService).createAccount(name);
-      return { account_id: account.id, api_key: apiKey };
+      const { account, keyId, apiKey } = await app.get(AccountsService).createAccount(name);
+      return { account_id: account.id, key_id: keyId, api_key: apiKey };
+    },
+  },
+  'accounts list': {
+    usage: 'accounts list',
+    flags: [],
+    async run(app) {
+      const accounts = await app.get(AccountsService).listAccounts();
+      return {
+        accounts: accounts.map((a) => ({
+          account_id: a.id,
+          name: a.name,
+          subscription_status: a.subscriptionStatus,
+          created_at: a.createdAt,
+        })),
+      };
     },
   },
   'accounts set-subscription': {
@@ -56,10 +71,13 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'keys create': {
-    usage: `keys create --account <id> [--permissions ${PERMISSIONS.slice(0, 2).join(',')},…]`,
-    flags: ['account', 'permissions'],
+    usage: `keys create --account <id> [--name <name>] [--permissions ${PERMISSIONS.slice(0, 2).join(',')},…]`,
+    flags: ['account', 'name', 'permissions'],
     async run(app, flags) {
       const accountId = required(flags, 'account');
+      const name = flags.name ?? '';
+      const nameProblem = name === '' ? null : displayName(100)(name);
+      if (nameProblem) throw new UsageError(`--name ${nameProblem}`);
       let permissions = [...PERMISSIONS];
       if (flags.permissions !== undefined) {
         const parsed = parsePermissionList(flags.permissions);
@@ -70,8 +88,26 @@ export const COMMANDS: Record<string, Command> = {
         }
         permissions = parsed.permissions;
       }
-      const { keyId, apiKey } = await app.get(AccountsService).createKey(accountId, permissions);
+      const { keyId, apiKey } = await app.get(AccountsService).createKey(accountId, permissions, name);
       return { key_id: keyId, api_key: apiKey };
+    },
+  },
+  'keys list': {
+    usage: 'keys list --account <id>',
+    flags: ['account'],
+    async run(app, flags) {
+      const keys = await app.get(AccountsService).listKeys(required(flags, 'account'));
+      return {
+        keys: keys.map((k) => ({
+          key_id: k.id,
+          name: k.name,
+          prefix: k.prefix,
+          permissions: k.permissions.split(',').filter((p) => p !== ''),
+          created_at: k.createdAt,
+          last_used_at: k.lastUsedAt,
+          revoked: k.revokedAt !== null,
+        })),
+      };
     },
   },
   'keys revoke': {

@@ -1,5 +1,16 @@
-import { classifyHost, hasUnsafeCharacters, parseHttpUrl } from '#contracts';
-import { arrayOf, boolean, type Checker, Field, integer, isPlainObject, oneOf, record, text } from '#validation';
+import { classifyHost, hasUnsafeCharacters, MAX_URL_LENGTH, parseHttpUrl, schemePattern } from '#contracts';
+import {
+  arrayOf,
+  boolean,
+  type Checker,
+  described,
+  Field,
+  integer,
+  isPlainObject,
+  oneOf,
+  record,
+  text,
+} from '#validation';
 
 /**
  * Contact channels (docs/decisions/0006-contacts.md): one details DTO per channel, its secret
@@ -29,71 +40,109 @@ export const DETAIL_LIMITS = {
 } as const;
 
 // ---- checkers --------------------------------------------------------------------------
+// Each carries the JSON Schema of what it accepts (`described`): the OpenAPI document builds the
+// details schemas from these DTOs (docs/decisions/0016-openapi-from-declarations.md).
 
-export const emailAddress: Checker = (value) => {
-  if (typeof value !== 'string') return 'must be a string';
-  if (value.length > DETAIL_LIMITS.emailLength) return `must be at most ${DETAIL_LIMITS.emailLength} characters long`;
-  const at = value.lastIndexOf('@');
-  const local = value.slice(0, at);
-  const domain = value.slice(at + 1);
-  if (at <= 0 || local.length > 64 || hasUnsafeCharacters(local) || /[<>(),;:"[\]\\]/.test(local)) {
-    return 'must be an email address';
-  }
-  const host = classifyHost(domain);
-  if (!host.ok || host.value.kind !== 'name' || !domain.includes('.')) return 'must be an email address';
-  return null;
-};
-
-const url =
-  (httpsOnly: boolean): Checker =>
+export const emailAddress: Checker = described(
   (value) => {
     if (typeof value !== 'string') return 'must be a string';
-    const parsed = parseHttpUrl(value);
-    if (!parsed.ok) return parsed.problem;
-    if (httpsOnly && parsed.value.protocol !== 'https:') return 'must be an https:// URL';
+    if (value.length > DETAIL_LIMITS.emailLength) return `must be at most ${DETAIL_LIMITS.emailLength} characters long`;
+    const at = value.lastIndexOf('@');
+    const local = value.slice(0, at);
+    const domain = value.slice(at + 1);
+    if (at <= 0 || local.length > 64 || hasUnsafeCharacters(local) || /[<>(),;:"[\]\\]/.test(local)) {
+      return 'must be an email address';
+    }
+    const host = classifyHost(domain);
+    if (!host.ok || host.value.kind !== 'name' || !domain.includes('.')) return 'must be an email address';
     return null;
-  };
+  },
+  { type: 'string', format: 'email', maxLength: DETAIL_LIMITS.emailLength, description: 'An email address.' },
+);
+
+const url = (httpsOnly: boolean): Checker =>
+  described(
+    (value) => {
+      if (typeof value !== 'string') return 'must be a string';
+      const parsed = parseHttpUrl(value);
+      if (!parsed.ok) return parsed.problem;
+      if (httpsOnly && parsed.value.protocol !== 'https:') return 'must be an https:// URL';
+      return null;
+    },
+    {
+      type: 'string',
+      maxLength: MAX_URL_LENGTH,
+      pattern: httpsOnly ? schemePattern('https') : schemePattern('http', true),
+      description: httpsOnly ? 'An `https://` URL.' : 'An absolute `http://` or `https://` URL.',
+    },
+  );
 export const httpsUrl = url(true);
 export const httpOrHttpsUrl = url(false);
 
-/** An opaque credential: printable, no spaces, and not the redaction marker itself. */
-export const secretToken: Checker = (value) => {
-  if (typeof value !== 'string') return 'must be a string';
-  if (value === REDACTED) return `must be the real value, not ${REDACTED}`;
-  const { credentialLength, credentialPattern } = DETAIL_LIMITS;
-  if (value.length === 0 || value.length > credentialLength || !credentialPattern.test(value)) {
-    return `must be 1 to ${credentialLength} printable characters without spaces`;
-  }
-  return null;
-};
+/**
+ * An opaque credential: printable, no spaces, and not the redaction marker itself (the document
+ * says so where a secret is written: openapi.schemas.ts, detailsRequest).
+ */
+export const secretToken: Checker = described(
+  (value) => {
+    if (typeof value !== 'string') return 'must be a string';
+    if (value === REDACTED) return `must be the real value, not ${REDACTED}`;
+    const { credentialLength, credentialPattern } = DETAIL_LIMITS;
+    if (value.length === 0 || value.length > credentialLength || !credentialPattern.test(value)) {
+      return `must be 1 to ${credentialLength} printable characters without spaces`;
+    }
+    return null;
+  },
+  {
+    type: 'string',
+    minLength: 1,
+    maxLength: DETAIL_LIMITS.credentialLength,
+    pattern: DETAIL_LIMITS.credentialPattern.source,
+    description: 'A credential: printable ASCII, no spaces.',
+  },
+);
 
 /** Standard Webhooks secret: `whsec_` + base64 of 24 to 64 random bytes. */
-export const webhookSecret: Checker = (value) => {
-  if (typeof value !== 'string') return 'must be a string';
-  if (value === REDACTED) return `must be the real value, not ${REDACTED}`;
-  const { webhookSecretPattern, webhookSecretBytes } = DETAIL_LIMITS;
-  const m = webhookSecretPattern.exec(value);
-  const bytes = m?.[1] ? Buffer.from(m[1], 'base64').length : 0;
-  if (!m || bytes < webhookSecretBytes.min || bytes > webhookSecretBytes.max) {
-    return `must be whsec_ followed by the base64 of ${webhookSecretBytes.min} to ${webhookSecretBytes.max} random bytes`;
-  }
-  return null;
-};
+export const webhookSecret: Checker = described(
+  (value) => {
+    if (typeof value !== 'string') return 'must be a string';
+    if (value === REDACTED) return `must be the real value, not ${REDACTED}`;
+    const { webhookSecretPattern, webhookSecretBytes } = DETAIL_LIMITS;
+    const m = webhookSecretPattern.exec(value);
+    const bytes = m?.[1] ? Buffer.from(m[1], 'base64').length : 0;
+    if (!m || bytes < webhookSecretBytes.min || bytes > webhookSecretBytes.max) {
+      return `must be whsec_ followed by the base64 of ${webhookSecretBytes.min} to ${webhookSecretBytes.max} random bytes`;
+    }
+    return null;
+  },
+  {
+    type: 'string',
+    pattern: DETAIL_LIMITS.webhookSecretPattern.source,
+    description: `\`whsec_\` + base64 of ${DETAIL_LIMITS.webhookSecretBytes.min} to ${DETAIL_LIMITS.webhookSecretBytes.max} random bytes; enables Standard Webhooks signing.`,
+  },
+);
 
 const SEVERITY_KEYS = ['critical', 'high', 'medium', 'low'] as const;
 const SEVERITY_VALUES = DETAIL_LIMITS.severityLevels;
 export const DEFAULT_SEVERITY_MAPPING = { critical: 'critical', high: 'error', medium: 'warning', low: 'info' };
 
-export const severityMapping: Checker = (value) => {
-  if (!isPlainObject(value)) return 'must be an object';
-  for (const [key, level] of Object.entries(value)) {
-    if (!(SEVERITY_KEYS as readonly string[]).includes(key))
-      return `has an unknown key "${key}" (${SEVERITY_KEYS.join(', ')})`;
-    const problem = oneOf(SEVERITY_VALUES)(level);
-    if (problem) return `${key} ${problem}`;
-  }
-  return null;
-};
+export const severityMapping: Checker = described(
+  (value) => {
+    if (!isPlainObject(value)) return 'must be an object';
+    for (const [key, level] of Object.entries(value)) {
+      if (!(SEVERITY_KEYS as readonly string[]).includes(key))
+        return `has an unknown key "${key}" (${SEVERITY_KEYS.join(', ')})`;
+      const problem = oneOf(SEVERITY_VALUES)(level);
+      if (problem) return `${key} ${problem}`;
+    }
+    return null;
+  },
+  {
+    type: 'object',
+    properties: Object.fromEntries(SEVERITY_KEYS.map((key) => [key, { enum: [...SEVERITY_VALUES] }])),
+    additionalProperties: false,
+  },
+);
 
 const { tag: tagLimits, responders: responderLimits, customFields: customFieldLimits } = DETAIL_LIMITS;
 const tag = text({ max: tagLimits.length, min: 1, notBlank: true });
@@ -112,10 +161,17 @@ const customFields = arrayOf(
   }),
   { max: customFieldLimits.count },
 );
-const zendeskSubdomain: Checker = (value) =>
-  typeof value === 'string' && DETAIL_LIMITS.zendeskSubdomainPattern.test(value)
-    ? null
-    : 'must be a Zendesk subdomain (lowercase letters, digits and hyphens)';
+const zendeskSubdomain: Checker = described(
+  (value) =>
+    typeof value === 'string' && DETAIL_LIMITS.zendeskSubdomainPattern.test(value)
+      ? null
+      : 'must be a Zendesk subdomain (lowercase letters, digits and hyphens)',
+  {
+    type: 'string',
+    pattern: DETAIL_LIMITS.zendeskSubdomainPattern.source,
+    description: 'Account subdomain: lowercase letters, digits and hyphens.',
+  },
+);
 
 // ---- details DTOs ----------------------------------------------------------------------
 

@@ -18,7 +18,9 @@ export type DeliveryEnd =
   /** Failed for good: permanent answer, rejected body, or out of retry time. */
   | { kind: 'failed'; class: DeliveryFailure; detail: string; at: number }
   /** Picket's own configuration stands in the way (no SMTP relay, VAPID mismatch). */
-  | { kind: 'config'; detail: string; at: number };
+  | { kind: 'config'; detail: string; at: number }
+  /** A transient failure: the delivery is not over, another attempt is scheduled. */
+  | { kind: 'retrying'; detail: string; at: number };
 
 const ERROR_CODES: Record<DeliveryFailure, string> = {
   disable: 'DESTINATION_REJECTED',
@@ -27,14 +29,27 @@ const ERROR_CODES: Record<DeliveryFailure, string> = {
 };
 
 /**
- * The contact after a delivery: success clears the count; a failed delivery counts and sets
- * `error`, and the fifth in a row deactivates the contact; configuration problems set `error`
- * but neither count nor deactivate.
+ * The contact after a delivery attempt (docs/decisions/0006-contacts.md): success clears the
+ * count and `error`; a delivery that failed for good counts and sets `error` (from the first
+ * one on), and the fifth in a row deactivates the contact; a transient failure while retries
+ * continue sets `error` (`DELIVERY_RETRYING`, the latest attempt's reason) but neither counts
+ * nor deactivates; configuration problems set `error` but neither count nor deactivate.
  */
 export function afterDelivery(health: ContactHealth, end: DeliveryEnd): ContactHealth & { deactivated: boolean } {
   switch (end.kind) {
     case 'delivered':
       return { active: health.active, consecutiveFailures: 0, error: null, deactivated: false };
+    case 'retrying':
+      return {
+        ...health,
+        error: {
+          code: 'DELIVERY_RETRYING',
+          message: end.detail,
+          failed_at: Math.floor(end.at / 1000),
+          consecutive_failures: health.consecutiveFailures,
+        },
+        deactivated: false,
+      };
     case 'config':
       return {
         ...health,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { passCreateGate, type CreateGate } from '../auth/account-gate.js';
 import { pageOffset, type PageRequest } from '../common/pagination.js';
 import { Database } from '../database/database.js';
 import { ContactEntity } from './contact.entity.js';
@@ -86,6 +87,18 @@ export class ContactsRepository {
 
   async save(contact: ContactEntity): Promise<void> {
     await this.db.transaction((m) => m.save(ContactEntity, contact).then(() => undefined));
+  }
+
+  /**
+   * Stores a new contact after `gate` (the quota, judged with the account locked in the same
+   * transaction: account-gate.ts, docs/decisions/0018-abuse-limits-and-quotas.md).
+   */
+  async insertGated(contact: ContactEntity, gate: CreateGate): Promise<void> {
+    await this.db.transaction(async (m) => {
+      const count = (tx: EntityManager) => tx.countBy(ContactEntity, { accountId: contact.accountId });
+      await passCreateGate(m, this.db.dialect, contact.accountId, 'contacts', count, gate);
+      await m.save(ContactEntity, contact);
+    });
   }
 
   /** Deletes a contact; it leaves every monitor's contact list (foreign keys cascade). */

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, newObjectId, type Clock } from '#runtime';
 import { checkInput, isPlainObject } from '#validation';
+import type { CreateGate } from '../auth/account-gate.js';
 import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
 import { contactEgressProblems } from '../common/egress-check.js';
 import { CoordinatorConfig } from '../config.js';
@@ -67,16 +68,22 @@ export class ContactsService {
     }
     const dto = top.value;
     if (problems.length > 0 || !dto || !details) throw validationError(problems);
-    return toContactJson(await this.insert(accountId, dto.name, dto.channel, details, dto));
+    // Past MAX_CONTACTS_PER_ACCOUNT: 403 QUOTA_EXCEEDED (docs/decisions/0018-abuse-limits-and-quotas.md).
+    const gate = { limit: this.config.MAX_CONTACTS_PER_ACCOUNT };
+    return toContactJson(await this.insert(accountId, dto.name, dto.channel, details, dto, gate));
   }
 
-  /** Stores a contact of any channel (the API refuses read-only ones before calling this). */
+  /**
+   * Stores a contact of any channel (the API refuses read-only ones before calling this). The
+   * API passes the quota as `gate`; the operator's CLI (`push register`) does not.
+   */
   async insert(
     accountId: string,
     name: string,
     channel: Channel,
     details: Record<string, unknown>,
     flags: { active?: boolean; down_alerts_only?: boolean } = {},
+    gate?: CreateGate,
   ): Promise<ContactEntity> {
     const now = this.clock.now();
     const seconds = Math.floor(now / 1000);
@@ -93,7 +100,8 @@ export class ContactsService {
       createdAt: seconds,
       updatedAt: seconds,
     });
-    await this.contacts.save(contact);
+    if (gate) await this.contacts.insertGated(contact, gate);
+    else await this.contacts.save(contact);
     return contact;
   }
 

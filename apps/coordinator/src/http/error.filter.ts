@@ -1,6 +1,9 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { AppError, errorBody, httpStatusOf, notFound } from '../errors.js';
+import { outageLine } from './outage-line.js';
 import type { RouteTable } from './route-table.js';
 
 /** Writes an AppError as the error envelope: the one place an error response is produced. */
@@ -10,6 +13,57 @@ export function sendError(reply: FastifyReply, error: AppError): void {
     .headers(error.headers ?? {})
     .header('content-type', 'application/json; charset=utf-8')
     .send(JSON.stringify(errorBody(error)));
+}
+
+/** The HTTP server's time limits, for the message of a timed-out request. */
+export interface RequestTimeLimits {
+  headersSeconds: number;
+  requestSeconds: number;
+}
+
+/**
+ * What Node's HTTP parser refuses before any request exists (the server's `clientError`): broken
+ * framing (a bad Content-Length, Content-Length with Transfer-Encoding, bad chunks, an unknown
+ * method token), headers over 16 KiB, and a request not received in time. All are 400: the
+ * closed set of codes has no 408 or 431, and 400 is what a client that knows neither reads them
+ * as (docs/decisions/0017-http-edge-hardening.md).
+ */
+export function clientErrorOf(error: { code?: unknown }, limits: RequestTimeLimits): AppError {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError(
+        'INVALID_JSON',
+        `The request was not received in time (headers within ${limits.headersSeconds} s, ` +
+          `the whole request within ${limits.requestSeconds} s).`,
+      );
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('INVALID_JSON', 'The request headers are larger than 16 KiB.');
+    default:
+      return new AppError('INVALID_JSON', 'The request is not well-formed HTTP/1.1.');
+  }
+}
+
+/**
+ * Answers a `clientError` with the error envelope, written straight to the socket (there is no
+ * request or reply object yet), and closes the connection, as Node and Fastify do with their own
+ * bodies. Nothing is written once a response has begun on this connection.
+ */
+export function answerClientError(error: Error & { code?: unknown }, socket: Duplex, limits: RequestTimeLimits): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && response?.headersSent !== true) {
+    const answer = clientErrorOf(error, limits);
+    const status = httpStatusOf(answer.code);
+    const body = JSON.stringify(errorBody(answer));
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy(error);
 }
 
 /** Fastify's own request errors (raised before a handler runs), by code. */
@@ -28,6 +82,14 @@ function fromFastify(error: { code?: unknown; statusCode?: unknown }): AppError 
     default:
       return null;
   }
+}
+
+/** The answer when no route takes a request: 405 with `Allow` on a known path, 404 elsewhere. */
+export function noRouteError(method: string, allowed: readonly string[]): AppError {
+  if (allowed.length === 0) return new AppError('NOT_FOUND', 'No such endpoint.');
+  return new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed on this path.`, undefined, {
+    Allow: allowed.join(', '),
+  });
 }
 
 /** Collections whose `/{id}` paths answer their own 404 for ids that cannot even be decoded. */
@@ -81,12 +143,16 @@ export class ErrorFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const error = this.toAppError(exception, request);
     const status = httpStatusOf(error.code);
+    // Each line names the request by its id (X-Request-Id, echoed on the response).
+    const where = `${request.method} ${request.url} (request ${request.id})`;
     if (status === 500) {
+      // A bug: the stack says where.
       this.logger.error(
-        `${request.method} ${request.url}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
+        `${where}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
       );
     } else if (status === 503) {
-      this.logger.warn(`${request.method} ${request.url}: dependency unavailable: ${String(exception)}`);
+      // An outage, not a bug: one line, the driver's code and message.
+      this.logger.warn(`${where}: dependency unavailable: ${outageLine(exception)}`);
     }
     sendError(reply, error);
   }
@@ -99,13 +165,7 @@ export class ErrorFilter implements ExceptionFilter {
       const status = exception.getStatus();
       if (status === 404) {
         const path = request.url.split('?')[0] ?? '/';
-        const allowed = this.routes.allowedMethods(path);
-        if (allowed.length > 0) {
-          return new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on this path.`, undefined, {
-            Allow: allowed.join(', '),
-          });
-        }
-        return new AppError('NOT_FOUND', 'No such endpoint.');
+        return noRouteError(request.method, this.routes.allowedMethods(path));
       }
       if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 256 KiB.');
       if (status === 415) {

@@ -34,6 +34,32 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
   return false;
 }
 
+/** The charsets a JSON body may be declared in: UTF-8 under its two WHATWG labels. */
+const UTF8_LABELS: ReadonlySet<string> = new Set(['utf-8', 'utf8']);
+
+/**
+ * Refuses (415) a Content-Type whose `charset` parameter names anything but UTF-8 (any case,
+ * quoted or not): bodies are only ever read as UTF-8, so a UTF-16 or Latin-1 body must not be
+ * half-read as one (docs/decisions/0017-http-edge-hardening.md). No charset means UTF-8.
+ */
+export function assertUtf8ContentType(contentType: string | undefined): void {
+  for (const parameter of (contentType ?? '').split(';').slice(1)) {
+    const eq = parameter.indexOf('=');
+    if (eq < 0 || parameter.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    const value = parameter
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+    if (!UTF8_LABELS.has(value)) {
+      throw new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Request bodies must be JSON in UTF-8: send Content-Type: application/json (charset=utf-8 or none).',
+      );
+    }
+  }
+}
+
 /**
  * Parses a request body: strict UTF-8, a depth limit, and no `__proto__` or
  * `constructor.prototype` keys. An empty body means "no body" (undefined).

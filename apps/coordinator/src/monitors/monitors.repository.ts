@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In, type EntityManager } from 'typeorm';
 import type { MonitorType } from '#contracts';
+import { assertSubscriptionActive, lockAccount, passCreateGate, type CreateGate } from '../auth/account-gate.js';
 import { pageOffset, type PageRequest } from '../common/pagination.js';
 import { Database } from '../database/database.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
@@ -81,11 +82,21 @@ export class MonitorsRepository {
    * replaces its contact list. `last_status` and `last_status_change` are written only at
    * insert: after that they belong to the evaluator (TransitionWriter), so an API update racing a
    * status change never writes a stale status back. `last_checked_at` likewise belongs to the
-   * results batch (CheckResultsRepository.writeBatch).
+   * results batch (CheckResultsRepository.writeBatch). A new monitor passes `gate` first, in the
+   * same transaction (the account locked: quota and subscription, account-gate.ts).
    */
-  async save(monitor: MonitorEntity, contactIds: string[] | undefined, isNew: boolean): Promise<void> {
+  async save(
+    monitor: MonitorEntity,
+    contactIds: string[] | undefined,
+    isNew: boolean,
+    gate?: CreateGate,
+  ): Promise<void> {
     await this.db
       .transaction(async (m) => {
+        if (isNew && gate) {
+          const count = (tx: EntityManager) => tx.countBy(MonitorEntity, { accountId: monitor.accountId });
+          await passCreateGate(m, this.db.dialect, monitor.accountId, 'monitors', count, gate);
+        }
         if (contactIds !== undefined) await this.assertContactsOwned(m, monitor.accountId, contactIds);
         if (isNew) {
           await m.insert(MonitorEntity, monitor);
@@ -119,8 +130,21 @@ export class MonitorsRepository {
       });
   }
 
-  async setActive(accountId: string, id: string, active: boolean, updatedAt: number): Promise<MonitorEntity | null> {
+  /**
+   * Pauses or resumes; with `whenInactive`, only while the account's subscription is active (402
+   * with that message), judged under the account's lock so a concurrent change cannot slip between.
+   */
+  async setActive(
+    accountId: string,
+    id: string,
+    active: boolean,
+    updatedAt: number,
+    whenInactive?: string,
+  ): Promise<MonitorEntity | null> {
     return this.db.transaction(async (m) => {
+      if (whenInactive !== undefined) {
+        assertSubscriptionActive(await lockAccount(m, this.db.dialect, accountId), whenInactive);
+      }
       const result = await m.update(MonitorEntity, { id, accountId }, { active, updatedAt });
       if ((result.affected ?? 0) === 0) return null;
       return m.findOneBy(MonitorEntity, { id, accountId });

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { splitSettings } from '#contracts';
 import { CLOCK, newObjectId, unixSeconds, type Clock } from '#runtime';
-import { AccountsRepository } from '../auth/accounts.repository.js';
+import type { CreateGate } from '../auth/account-gate.js';
 import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
 import { validateInput } from '../common/validate.js';
 import { literalEgressProblem } from '../common/egress-check.js';
 import { CoordinatorConfig } from '../config.js';
-import { AppError, notFound, validationError } from '../errors.js';
+import { notFound, validationError } from '../errors.js';
 import { MonitorEvents } from './monitor-events.js';
 import { MonitorEntity } from './monitor.entity.js';
 import { CreateMonitorDto, ListMonitorsQuery, MONITOR_LIMITS, UpdateMonitorDto } from './monitor.dto.js';
@@ -15,11 +15,17 @@ import { MonitorsRepository, UnknownContactsError, type MonitorRecord } from './
 
 export const DEFAULT_MONITORS_PER_PAGE = 50;
 
+/**
+ * An inactive subscription refuses creating monitors, paused ones too (they are checked all the
+ * same), and resuming them; PUT sets `active` as given (docs/decisions/0018-abuse-limits-and-quotas.md).
+ */
+const CREATE_REFUSED = 'The account subscription is not active; no monitor can be created.';
+const RESUME_REFUSED = 'The account subscription is not active; the monitor stays paused.';
+
 @Injectable()
 export class MonitorsService {
   constructor(
     private readonly monitors: MonitorsRepository,
-    private readonly accounts: AccountsRepository,
     private readonly events: MonitorEvents,
     private readonly config: CoordinatorConfig,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -68,7 +74,11 @@ export class MonitorsService {
       updatedAt: seconds,
     });
     const contactIds = dto.contacts ?? [];
-    await this.saveChecked(monitor, contactIds, true);
+    // Quota and subscription, judged with the account locked (docs/decisions/0018-abuse-limits-and-quotas.md).
+    await this.saveChecked(monitor, contactIds, true, {
+      limit: this.config.MAX_MONITORS_PER_ACCOUNT,
+      whenInactive: CREATE_REFUSED,
+    });
     return toMonitorJson({ monitor, contactIds }, seconds);
   }
 
@@ -102,20 +112,15 @@ export class MonitorsService {
     return this.setActive(accountId, id, false);
   }
 
+  /** 404 first, then 402 while the subscription is inactive (judged under the account's lock). */
   async resume(accountId: string, id: string) {
     const monitor = await this.load(accountId, id);
-    const account = await this.accounts.findAccount(accountId);
-    if (account?.subscriptionStatus !== 'active') {
-      throw new AppError(
-        'SUBSCRIPTION_NOT_ACTIVE',
-        'The account subscription is not active; the monitor stays paused.',
-      );
-    }
-    return this.setActive(accountId, monitor.monitor.id, true);
+    return this.setActive(accountId, monitor.monitor.id, true, RESUME_REFUSED);
   }
 
-  private async setActive(accountId: string, id: string, active: boolean) {
-    const monitor = await this.monitors.setActive(accountId, id, active, Math.floor(this.clock.now() / 1000));
+  private async setActive(accountId: string, id: string, active: boolean, whenInactive?: string) {
+    const now = Math.floor(this.clock.now() / 1000);
+    const monitor = await this.monitors.setActive(accountId, id, active, now, whenInactive);
     if (!monitor) throw notFound.monitor();
     this.events.emit({ kind: 'saved', monitor });
     return toMonitorActivityJson(monitor);
@@ -127,7 +132,12 @@ export class MonitorsService {
     return record;
   }
 
-  private async saveChecked(monitor: MonitorEntity, contactIds: string[] | undefined, isNew: boolean): Promise<void> {
+  private async saveChecked(
+    monitor: MonitorEntity,
+    contactIds: string[] | undefined,
+    isNew: boolean,
+    gate?: CreateGate,
+  ): Promise<void> {
     const blocked = literalEgressProblem(
       `settings.${monitor.monitorType}.url`,
       monitor.settings.url,
@@ -135,7 +145,7 @@ export class MonitorsService {
     );
     if (blocked.length > 0) throw validationError(blocked);
     try {
-      await this.monitors.save(monitor, contactIds, isNew);
+      await this.monitors.save(monitor, contactIds, isNew, gate);
       this.events.emit({ kind: 'saved', monitor });
     } catch (error) {
       if (!(error instanceof UnknownContactsError)) throw error;

@@ -18,14 +18,14 @@ export class ContactTestController {
     summary: 'Send a test notification',
     description:
       "Delivers a real `contact.test` notification through the contact's channel (any channel, push and inactive " +
-      'contacts included) and waits for the answer. 200 when the destination accepted it; 422 VALIDATION_ERROR when ' +
-      'it did not, with one `details` entry `{"field":"details","message":"<class>: <reason>"}` where the class is ' +
+      'contacts included) and waits for the answer. 200 when the destination accepted it; 422 CONTACT_TEST_FAILED when ' +
+      'it did not, with `message` "Test notification not delivered: <class>: <reason> (…)" where the class is ' +
       '`retry` (temporary: network error, timeout, 5xx, 429), `disable` (destination gone or credentials rejected), ' +
       "`bug` (the destination rejected the message) or `config` (the server's own configuration, e.g. no SMTP relay). " +
       'Provider answers are never echoed. Does not change the contact. No body.',
     id: 'ContactId',
     success: { description: 'The destination accepted the test notification.', schema: 'ContactTestResponse' },
-    errors: ['CONTACT_NOT_FOUND', 'VALIDATION_ERROR'],
+    errors: ['CONTACT_NOT_FOUND', 'CONTACT_TEST_FAILED'],
   })
   async test(@CurrentPrincipal() principal: Principal, @Param('id', ContactIdPipe) id: string) {
     return { status: 'ok', data: await this.tests.send(principal.accountId, id) };

@@ -7,16 +7,18 @@ import { TEST_MONITOR_ID, type NotificationEvent } from './notification-event.js
 import type { DeliveryClass } from './notifier.js';
 
 const CLASS_MEANING: Record<Exclude<DeliveryClass, 'ok'>, string> = {
-  retry: 'temporarily unavailable',
-  disable: 'refused (destination gone or credentials rejected)',
-  bug: 'rejected the message',
-  config: "could not be reached because of the server's configuration",
+  retry: 'the destination is temporarily unavailable',
+  disable: 'the destination refused it: gone, or credentials rejected',
+  bug: 'the destination rejected the message',
+  config: "the server's own configuration stands in the way",
 };
 
 /**
  * POST /api/contacts/{id}/test: a real `contact.test` notification, sent synchronously
  * through the contact's channel (not the outbox: the caller waits for the answer). A refusal
- * is 422 naming class and status; provider bodies are never echoed.
+ * is 422 CONTACT_TEST_FAILED whose message names class and reason (VALIDATION_ERROR is kept
+ * for bad requests: the contact itself is valid); provider bodies are never echoed
+ * (docs/decisions/0006-contacts.md).
  */
 @Injectable()
 export class ContactTestService {
@@ -33,10 +35,10 @@ export class ContactTestService {
     if (outcome.class === 'ok') {
       return { message: `Test notification delivered to ${contact.channel} contact "${contact.name}".` };
     }
-    const status = outcome.status === null ? '' : ` (status ${outcome.status})`;
-    throw new AppError('VALIDATION_ERROR', `The destination ${CLASS_MEANING[outcome.class]}${status}.`, [
-      { field: 'details', message: `${outcome.class}: ${outcome.detail}` },
-    ]);
+    throw new AppError(
+      'CONTACT_TEST_FAILED',
+      `Test notification not delivered: ${outcome.class}: ${outcome.detail} (${CLASS_MEANING[outcome.class]}).`,
+    );
   }
 }
 

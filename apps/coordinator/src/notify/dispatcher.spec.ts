@@ -365,6 +365,35 @@ describe.each(testDatabases())('outbox and dispatcher on $name', (kind) => {
     expect(contact.error).toMatchObject({ code: 'DELIVERY_EXPIRED', consecutive_failures: 1 });
   });
 
+  it('a retryable failure sets the contact error at once (DELIVERY_RETRYING); the later success clears it', async () => {
+    const h = await harness();
+    const a = await h.contact();
+    const m = await h.monitor([a]);
+    h.script = () => ({ class: 'retry', status: 503, detail: 'HTTP 503' });
+    await h.transition(m, 'down');
+    await h.dispatcher.runOnce(); // the first retry is at once: two attempts, the next in 5 s
+    let contact = await h.contactRow(a);
+    expect(contact).toMatchObject({ active: true, consecutiveFailures: 0 });
+    expect(contact.error).toEqual({
+      code: 'DELIVERY_RETRYING',
+      message: 'attempt 2 failed, retrying: HTTP 503',
+      failed_at: Math.floor(h.clock.now() / 1000),
+      consecutive_failures: 0,
+    });
+    h.clock.set((await h.rows())[0]!.nextAttemptAt);
+    await h.dispatcher.runOnce();
+    expect((await h.contactRow(a)).error).toMatchObject({
+      code: 'DELIVERY_RETRYING',
+      message: 'attempt 3 failed, retrying: HTTP 503',
+    });
+    h.script = () => ({ class: 'ok', status: 200, detail: 'HTTP 200' });
+    h.clock.set((await h.rows())[0]!.nextAttemptAt);
+    await h.dispatcher.runOnce();
+    contact = await h.contactRow(a);
+    expect(contact).toMatchObject({ active: true, consecutiveFailures: 0, error: null });
+    expect((await h.rows())[0]!.state).toBe('delivered');
+  });
+
   it("honours the provider's Retry-After instead of the schedule", async () => {
     const h = await harness();
     const a = await h.contact();

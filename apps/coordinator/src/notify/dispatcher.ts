@@ -27,7 +27,8 @@ const POLL_MS = 1_000;
  * The only sender and the only retry loop. It claims due outbox rows (FOR UPDATE SKIP LOCKED
  * on PostgreSQL, so several coordinators never send the same row at once), delivers each
  * through its channel's notifier, logs the attempt, and schedules a retry, finishes the row,
- * or gives up — updating the contact's failure count and deactivating it after five failed
+ * or gives up — updating the contact's `error` from the first failed attempt on (a retryable
+ * one while retries continue), its failure count, and deactivating it after five failed
  * deliveries in a row. A crash between sending and recording repeats the delivery with the
  * same ids (at least once; receivers deduplicate). The claim: docs/decisions/0012-raw-sql-where-kept.md.
  */
@@ -256,7 +257,10 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
               };
       } else {
         update.nextAttemptAt = next;
-        if (outcome.class === 'config') end = { kind: 'config', detail: outcome.detail, at: now };
+        end =
+          outcome.class === 'config'
+            ? { kind: 'config', detail: outcome.detail, at: now }
+            : { kind: 'retrying', detail: `attempt ${attempts} failed, retrying: ${outcome.detail}`, at: now };
       }
     } else {
       update.state = 'failed';
@@ -267,6 +271,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       await m.insert(NotificationAttemptEntity, {
         id: newObjectId(now),
         notificationId: row.id,
+        contactId,
         attemptedAt: started,
         outcome: outcome.class,
         status: outcome.status,

@@ -41,7 +41,9 @@ describe('HttpSender under the egress policy', () => {
       );
       expect(error).toBeInstanceOf(NetworkError);
       expect(error).toMatchObject({ code: 'EGRESS_BLOCKED' });
-      expect((error as Error).message).toMatch(/^blocked by egress policy: (127\.0\.0\.1|::1)$/);
+      expect((error as Error).message).toMatch(
+        /^destination_not_allowed: blocked by egress policy: (127\.0\.0\.1|::1)$/,
+      );
       // Never retried: it counts towards the contact's deactivation, with the reason as its error.
       expect(networkOutcome(error)).toEqual({ class: 'disable', status: null, detail: (error as Error).message });
     }
@@ -56,14 +58,18 @@ describe('HttpSender under the egress policy', () => {
       sampleEvent(),
       testContext(() => now),
     );
-    expect(outcome).toEqual({ class: 'disable', status: null, detail: 'blocked by egress policy: 127.0.0.1' });
+    expect(outcome).toEqual({
+      class: 'disable',
+      status: null,
+      detail: 'destination_not_allowed: blocked by egress policy: 127.0.0.1',
+    });
     const health = afterDelivery(
       { active: true, consecutiveFailures: 0, error: null },
       { kind: 'failed', class: 'disable', detail: outcome.detail, at: now },
     );
     expect(health.error).toEqual({
       code: 'DESTINATION_REJECTED',
-      message: 'blocked by egress policy: 127.0.0.1',
+      message: 'destination_not_allowed: blocked by egress policy: 127.0.0.1',
       failed_at: now / 1000,
       consecutive_failures: 1,
     });

@@ -1,4 +1,11 @@
-import { assertEgressLiteral, EGRESS_BLOCKED, egressMessage, guardedLookup, type Egress } from '#runtime';
+import {
+  assertEgressLiteral,
+  EGRESS_BLOCKED,
+  egressMessage,
+  guardedLookup,
+  PICKET_VERSION,
+  type Egress,
+} from '#runtime';
 import got, { type Agents } from 'got';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -7,6 +14,12 @@ import type { LookupFunction } from 'node:net';
 
 /** Per-attempt time limit for every notification (connect + TLS + response). */
 export const NOTIFY_TIMEOUT_MS = 15_000;
+
+/**
+ * Who is calling, on every notification request (HTTP channels as `User-Agent`, email as
+ * `X-Mailer`): receivers and vendors see Picket and its version, never the HTTP library's own.
+ */
+export const NOTIFY_USER_AGENT = `Picket/${PICKET_VERSION}`;
 
 /** How much of a provider's answer is read (error codes live in small bodies). */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -48,7 +61,8 @@ export interface HttpSenderOptions {
 
 /**
  * The one HTTP client of the notifiers: no redirects followed (3xx is an answer), no retries
- * (only the dispatcher retries), 15 s per attempt, TLS always verified, fresh connections.
+ * (only the dispatcher retries), 15 s per attempt, TLS always verified, fresh connections,
+ * `User-Agent: Picket/<version>` on every request.
  */
 export class HttpSender {
   private readonly ca: string[] | undefined;
@@ -74,7 +88,8 @@ export class HttpSender {
     try {
       const response = await got(request.url, {
         method: request.method,
-        headers: request.headers,
+        // Last, so a notifier cannot send another (header names are case-insensitive: drop any spelling).
+        headers: { ...withoutUserAgent(request.headers), 'user-agent': NOTIFY_USER_AGENT },
         body: request.body,
         agent: agents,
         followRedirect: false,
@@ -103,6 +118,10 @@ export class HttpSender {
       https.destroy();
     }
   }
+}
+
+function withoutUserAgent(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'user-agent'));
 }
 
 function networkMessage(code: string): string {

@@ -95,9 +95,14 @@ export class NotificationEntity {
   ref!: string | null;
 }
 
-/** The delivery log: one row per attempt (time, class, status, short detail; never bodies). */
+/**
+ * The delivery log: one row per attempt (time, class, status, short detail; never bodies).
+ * `contact_id` repeats the notification's, so a contact's attempts page newest first through
+ * one index (`GET /api/contacts/{id}/deliveries`).
+ */
 @Entity({ name: 'notification_attempts' })
 @Index('idx_notification_attempts_notification', ['notificationId'])
+@Index('idx_notification_attempts_contact', ['contactId', 'attemptedAt', 'id'])
 export class NotificationAttemptEntity {
   @PrimaryColumn({ type: 'varchar', length: 24, primaryKeyConstraintName: 'pk_notification_attempts' })
   id!: string;
@@ -108,6 +113,10 @@ export class NotificationAttemptEntity {
   @ManyToOne(() => NotificationEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'notification_id', foreignKeyConstraintName: 'fk_notification_attempts_notification' })
   notification?: NotificationEntity;
+
+  /** The notification's contact (no foreign key of its own: the attempt goes with its notification). */
+  @Column({ name: 'contact_id', type: 'varchar', length: 24 })
+  contactId!: string;
 
   /** ms since the epoch. */
   @Column({ name: 'attempted_at', type: 'bigint', transformer: bigintNumber })

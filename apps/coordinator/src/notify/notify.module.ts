@@ -7,6 +7,8 @@ import { DATA_SOURCE } from '../database/database.js';
 import { generateVapidKeys } from './channels/push/vapid.js';
 import { ContactTestController } from './contact-test.controller.js';
 import { ContactTestService } from './contact-test.service.js';
+import { DeliveriesController } from './deliveries.controller.js';
+import { DeliveriesService } from './deliveries.service.js';
 import { Dispatcher, NOTIFIERS } from './dispatcher.js';
 import { HttpSender } from './http-sender.js';
 import { createNotifierTable } from './notifiers.js';
@@ -14,10 +16,10 @@ import { NotifyMetrics } from './notify-metrics.js';
 import { OutboxService } from './outbox.service.js';
 import { loadOrCreateVapidKeys } from './vapid-keys.js';
 
-/** Notifications: the outbox writer, the dispatcher, the channel notifiers, contact tests. */
+/** Notifications: the outbox writer, the dispatcher, the channel notifiers, contact tests, delivery logs. */
 @Module({
   imports: [ContactsModule],
-  controllers: [ContactTestController],
+  controllers: [ContactTestController, DeliveriesController],
   providers: [
     {
       provide: NOTIFIERS,
@@ -43,6 +45,7 @@ import { loadOrCreateVapidKeys } from './vapid-keys.js';
     OutboxService,
     Dispatcher,
     ContactTestService,
+    DeliveriesService,
   ],
   exports: [OutboxService, Dispatcher],
 })

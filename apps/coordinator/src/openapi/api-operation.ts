@@ -49,8 +49,15 @@ export function operationDeclarations(handler: object): readonly OperationDeclar
   return (Reflect.getMetadata(OPERATIONS, handler) as OperationDeclaration[] | undefined) ?? [];
 }
 
-/** The error envelope with one of these codes (`details` with VALIDATION_ERROR only). */
+/**
+ * The error envelope with one of these codes (`details` with VALIDATION_ERROR only; another code
+ * of the same status, CONTACT_TEST_FAILED beside it, is a branch of its own without `details`).
+ */
 export function errorEnvelope(codes: readonly ErrorCode[]): Schema {
+  const others = codes.filter((code) => code !== 'VALIDATION_ERROR');
+  if (others.length > 0 && others.length < codes.length) {
+    return { oneOf: [errorEnvelope(['VALIDATION_ERROR']), errorEnvelope(others)] };
+  }
   const validation = codes.includes('VALIDATION_ERROR');
   const error: Schema = {
     properties: {

@@ -33,6 +33,9 @@ const ERROR_CODES: { readonly [K in ErrorCode]: string } = {
   NOT_FOUND: 'No such endpoint.',
   METHOD_NOT_ALLOWED: 'The path exists but not with this method; `Allow` lists the methods it has.',
   READONLY_CHANNEL: 'The contact belongs to a read-only channel (push) and cannot be changed or deleted.',
+  CONTACT_TEST_FAILED:
+    'The test notification was not delivered; `message` names the class (retry, disable, bug, config) and a short reason.',
+  QUOTA_EXCEEDED: 'The account already has as many monitors or contacts as its quota allows.',
   SUBSCRIPTION_NOT_ACTIVE: 'The account subscription is not active; the monitor stays paused.',
   RATE_LIMIT_EXCEEDED: 'The rate-limit budget is spent.',
   SERVICE_UNAVAILABLE: 'A dependency (the database) is unavailable; retry after `Retry-After` seconds.',

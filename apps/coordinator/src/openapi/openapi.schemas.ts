@@ -9,18 +9,17 @@
 import {
   CHECK_STATUSES,
   FAILURE_PHASES,
-  HTTP_METHODS,
+  DEFAULT_HTTP_STATUSES,
   HTTPS_LIMITS,
   MAX_ERROR_LENGTH,
-  MAX_URL_LENGTH,
+  MONITOR_TYPE_TABLE,
   MONITOR_TYPES,
   REGION_IDS,
-  type HttpsSettingsDto,
+  requestHeaders,
   type MonitorType,
-  type PingSettingsDto,
-  type TcpSettingsDto,
+  type SettingsDtoByType,
 } from '#contracts';
-import { dtoSchema } from '#validation';
+import { declaredFields, dtoSchema } from '#validation';
 import type { Schema } from './api-operation.js';
 import { SUBSCRIPTION_STATUSES } from '../auth/account.entity.js';
 import type { AccountJson } from '../account/account.service.js';
@@ -30,10 +29,8 @@ import {
   CHANNEL_TABLE,
   CHANNELS,
   ChatWebhookDetails,
-  DEFAULT_SEVERITY_MAPPING,
   EmailDetails,
   IncidentMgmtDetails,
-  DETAIL_LIMITS,
   PagingDetails,
   PushDetails,
   REDACTED,
@@ -60,6 +57,9 @@ import { UNKNOWN_AFTER_INTERVALS, type EffectiveStatus } from '../monitors/monit
 import type { MonitorJson, toMonitorActivityJson } from '../monitors/monitor.mapper.js';
 import { CreateMonitorDto, MONITOR_LIMITS, UpdateMonitorDto } from '../monitors/monitor.dto.js';
 import type { ContactTestService } from '../notify/contact-test.service.js';
+import type { DeliveryJson } from '../notify/deliveries.service.js';
+import { NOTIFICATION_EVENTS } from '../notify/notification-event.js';
+import type { DeliveryClass } from '../notify/notifier.js';
 import { CreateStatusPageDto, STATUS_PAGE_LIMITS, UpdateStatusPageDto } from '../status-pages/status-page.dto.js';
 import {
   OVERALL_TEXT,
@@ -115,17 +115,24 @@ const displayName = (max: number): Schema => ({
   description: displayNameText(max),
 });
 
-/** A regular-expression source matching `text` in any letter case (URL schemes are caseless). */
-const caseless = (text: string): string =>
-  [...text].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('');
+/** What a DTO's checkers do not say of some of its fields (descriptions, defaults): none invented. */
+type DocsOf<T> = { readonly [K in keyof T]?: Schema };
 
-const url = (scheme: string, description: string): Schema => ({
-  type: 'string',
-  maxLength: MAX_URL_LENGTH,
-  pattern: `^${scheme}://`,
-  description,
-});
-const HTTP_OR_HTTPS = `${caseless('http')}[sS]?`;
+/**
+ * The schemas of a DTO's fields as their checkers state them, with `docs` added; a field whose
+ * checker carries no schema stops the start (every field must be documented by its checker).
+ */
+function checkedFields(
+  cls: abstract new () => unknown,
+  docs: Readonly<Record<string, Schema | undefined>>,
+): Record<string, Schema> {
+  return Object.fromEntries(
+    declaredFields(cls).map((field) => {
+      if (!field.checker.schema) throw new Error(`the checker of ${cls.name}.${field.name} carries no schema`);
+      return [field.name, { ...field.checker.schema, ...docs[field.name] }];
+    }),
+  );
+}
 
 /**
  * The fields of a partial update: the create fields without their defaults, which only a
@@ -182,51 +189,56 @@ const fieldProblem = {
 
 // ---- monitors --------------------------------------------------------------------------
 
-const httpsSettingsFields = {
-  url: url(HTTP_OR_HTTPS, 'An absolute `http://` or `https://` URL with a host and no user information.'),
-  check_certificate_expiration: bool(
-    'Report the TLS certificate expiry and alert 14 days and 1 day before it. Always returned.',
-    false,
-  ),
-  http_method: { enum: [...HTTP_METHODS], default: 'GET', description: 'Request method. Returned only when set.' },
-  http_statuses: {
-    type: 'string',
-    maxLength: HTTPS_LIMITS.httpStatusesLength,
-    default: '200-399',
-    description: 'Accepted status codes and ranges, e.g. `200-299,301`. Returned only when set.',
+/**
+ * Per monitor type, what its settings DTO's checkers do not say: the schema's description, the
+ * defaults a create applies, and field descriptions beyond the checker's. A mapped type over
+ * MonitorType: a type added to MONITOR_TYPE_TABLE does not compile until it is described here.
+ */
+const SETTINGS_DOCS: {
+  readonly [K in MonitorType]: { description: string; fields: DocsOf<SettingsDtoByType[K]> };
+} = {
+  https: {
+    description: 'HTTP(S) check. The optional assertion fields are returned only when set.',
+    fields: {
+      check_certificate_expiration: bool(
+        'Report the TLS certificate expiry and alert 14 days and 1 day before it. Always returned.',
+        false,
+      ),
+      http_method: { default: 'GET', description: 'Request method. Returned only when set.' },
+      http_statuses: {
+        default: DEFAULT_HTTP_STATUSES,
+        description: 'Accepted status codes and ranges, e.g. `200-299,301`. Returned only when set.',
+      },
+      request_headers: { description: `${requestHeadersText()} Returned only when set.` },
+      request_body: { description: 'Request body to send. Returned only when set.' },
+      response_body: { description: 'Text the response body must contain. Returned only when set.' },
+      follow_redirect: bool(`Follow up to ${HTTPS_LIMITS.redirects} redirects. Returned only when set.`, true),
+    },
   },
-  request_headers: {
-    type: 'string',
-    maxLength: HTTPS_LIMITS.requestHeadersLength,
-    description: `Newline-separated \`Name: value\` lines (at most ${HTTPS_LIMITS.requestHeaders}). Returned only when set.`,
-  },
-  request_body: {
-    type: 'string',
-    maxLength: HTTPS_LIMITS.requestBodyLength,
-    description: 'Request body to send. Returned only when set.',
-  },
-  response_body: {
-    type: 'string',
-    minLength: 1,
-    maxLength: HTTPS_LIMITS.responseBodyLength,
-    description: 'Text the response body must contain. Returned only when set.',
-  },
-  follow_redirect: bool(`Follow up to ${HTTPS_LIMITS.redirects} redirects. Returned only when set.`, true),
-} satisfies FieldsOf<HttpsSettingsDto>;
-
-const tcpSettingsFields = {
-  url: url(caseless('tcp'), '`tcp://<host>:<port>`, port 1..65535; host a name, IPv4 or bracketed IPv6.'),
-} satisfies FieldsOf<TcpSettingsDto>;
-
-const pingSettingsFields = {
-  url: url(caseless('ping'), '`ping://<host-or-ip>` (ICMP echo); host a name, IPv4 or bracketed IPv6.'),
-} satisfies FieldsOf<PingSettingsDto>;
-
-const SETTINGS_SCHEMAS: { readonly [K in MonitorType]: string } = {
-  https: 'HttpsSettings',
-  tcp: 'TcpSettings',
-  ping: 'PingSettings',
+  tcp: { description: 'TCP connect check.', fields: {} },
+  ping: { description: 'ICMP ping check.', fields: {} },
 };
+
+/** The request_headers checker's own description (the headers it refuses). */
+function requestHeadersText(): string {
+  const description = requestHeaders.schema?.description;
+  return typeof description === 'string' ? description : '';
+}
+
+/** The component name of a type's settings schema: `https` → HttpsSettings. */
+export const settingsSchemaName = (type: MonitorType): string =>
+  `${type.charAt(0).toUpperCase()}${type.slice(1)}Settings`;
+
+/** The settings schema of each monitor type, from its DTO in MONITOR_TYPE_TABLE. */
+function settingsSchemas(): Record<string, Schema> {
+  return Object.fromEntries(
+    MONITOR_TYPES.map((type) => {
+      const { description, fields } = SETTINGS_DOCS[type];
+      const { properties, required } = dtoSchema(MONITOR_TYPE_TABLE[type].dto, fields);
+      return [settingsSchemaName(type), object(properties, required, { description })];
+    }),
+  );
+}
 
 /** What the monitor DTOs' checkers do not say: descriptions, and the defaults a create applies. */
 const monitorDocs = {
@@ -297,112 +309,45 @@ type DetailsClass = new () => object;
 interface DetailsSpec {
   cls: DetailsClass;
   description: string;
+  /** The schema of each field, from its checker (plus `docs`). */
   fields: Readonly<Record<string, Schema>>;
   /** Fields the response adds to the stored ones. */
   responseExtra?: Readonly<Record<string, Schema>>;
 }
 
+/** A details class, its fields' schemas from their checkers, and what the checkers do not say. */
 function details<T extends object>(
   cls: new () => T,
   description: string,
-  fields: FieldsOf<T>,
+  docs: DocsOf<T> = {},
   responseExtra?: Readonly<Record<string, Schema>>,
 ): DetailsSpec {
-  return { cls, description, fields, responseExtra };
+  return { cls, description, fields: checkedFields(cls, docs), responseExtra };
 }
 
-const emailAddress: Schema = {
-  type: 'string',
-  format: 'email',
-  maxLength: DETAIL_LIMITS.emailLength,
-  description: 'An email address.',
-};
-const httpsOnly = url(caseless('https'), 'An `https://` URL.');
-const credential: Schema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: DETAIL_LIMITS.credentialLength,
-  pattern: DETAIL_LIMITS.credentialPattern.source,
-  description: 'A credential: printable ASCII, no spaces.',
-};
-const tagList: Schema = {
-  type: 'array',
-  items: { type: 'string', minLength: 1, maxLength: DETAIL_LIMITS.tag.length },
-  maxItems: DETAIL_LIMITS.tag.count,
-  uniqueItems: true,
-};
-const SEVERITY_LEVELS = [...DETAIL_LIMITS.severityLevels];
+const onRecovery = (what: string): Schema => ({ description: `${what} on recovery.` });
 
+/** One line per details class of CHANNEL_TABLE: its description and the field docs its checkers lack. */
 const DETAILS: readonly DetailsSpec[] = [
-  details(EmailDetails, 'Email delivery.', { email: emailAddress }),
-  details(WebhookDetails, 'HTTP POST of a JSON event to a custom endpoint.', {
-    url: url(HTTP_OR_HTTPS, 'An absolute `http://` or `https://` URL.'),
-    secret: {
-      type: 'string',
-      pattern: DETAIL_LIMITS.webhookSecretPattern.source,
-      description: `\`whsec_\` + base64 of ${DETAIL_LIMITS.webhookSecretBytes.min} to ${DETAIL_LIMITS.webhookSecretBytes.max} random bytes; enables Standard Webhooks signing.`,
-    },
-  }),
-  details(ChatWebhookDetails, 'Team chat through an incoming webhook (https only).', { webhook_url: httpsOnly }),
+  details(EmailDetails, 'Email delivery.'),
+  details(WebhookDetails, 'HTTP POST of a JSON event to a custom endpoint.'),
+  details(ChatWebhookDetails, 'Team chat through an incoming webhook (https only).'),
   details(PagingDetails, 'Incidents in a paging service, with severity mapping and auto-resolution.', {
-    integration_key: credential,
-    severity_mapping: {
-      type: 'object',
-      properties: Object.fromEntries(
-        Object.keys(DEFAULT_SEVERITY_MAPPING).map((key) => [key, { enum: SEVERITY_LEVELS }]),
-      ),
-      additionalProperties: false,
-      description: 'Severity sent per event class; keys left out keep their defaults.',
-    },
-    auto_resolve_incidents: { type: 'boolean', description: 'Resolve the incident on recovery.' },
+    severity_mapping: { description: 'Severity sent per event class; keys left out keep their defaults.' },
+    auto_resolve_incidents: onRecovery('Resolve the incident'),
   }),
   details(IncidentMgmtDetails, 'Incidents in an incident-management service via webhook.', {
-    webhook_url: httpsOnly,
-    bearer_token: credential,
-    auto_resolve_incidents: { type: 'boolean', description: 'Resolve the incident on recovery.' },
+    auto_resolve_incidents: onRecovery('Resolve the incident'),
   }),
   details(AlertingDetails, 'Alerts in an alerting service.', {
-    api_key: credential,
-    priority: { enum: [...DETAIL_LIMITS.alertPriorities] },
-    responders: {
-      type: 'array',
-      maxItems: DETAIL_LIMITS.responders.count,
-      items: object({
-        type: { enum: [...DETAIL_LIMITS.responders.types] },
-        id: { type: 'string', minLength: 1, maxLength: DETAIL_LIMITS.responders.idLength },
-      }),
-    },
-    tags: tagList,
-    auto_close_alerts: { type: 'boolean', description: 'Close the alert on recovery.' },
-    eu_instance: { type: 'boolean', description: 'Use the EU instance of the service.' },
+    auto_close_alerts: onRecovery('Close the alert'),
+    eu_instance: { description: 'Use the EU instance of the service.' },
   }),
-  details(TicketingDetails, 'Support tickets.', {
-    subdomain: {
-      type: 'string',
-      pattern: DETAIL_LIMITS.zendeskSubdomainPattern.source,
-      description: 'Account subdomain: lowercase letters, digits and hyphens.',
-    },
-    email: emailAddress,
-    api_token: credential,
-    priority: { enum: [...DETAIL_LIMITS.ticketPriorities] },
-    custom_fields: {
-      type: 'array',
-      maxItems: DETAIL_LIMITS.customFields.count,
-      items: object({
-        id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-        value: { type: 'string', maxLength: DETAIL_LIMITS.customFields.valueLength },
-      }),
-    },
-    tags: tagList,
-    auto_solve_tickets: { type: 'boolean', description: 'Solve the ticket on recovery.' },
-  }),
+  details(TicketingDetails, 'Support tickets.', { auto_solve_tickets: onRecovery('Solve the ticket') }),
   details(
     PushDetails,
     'A browser push subscription. Registered by browsers (admin CLI), never created, changed or deleted through the API.',
-    {
-      endpoint: httpsOnly,
-      keys: object({ p256dh: { type: 'string' }, auth: { type: 'string' } }),
-    },
+    {},
     { endpoint_host: { type: 'string', description: 'Host of the push endpoint, for telling subscriptions apart.' } },
   ),
 ];
@@ -492,10 +437,17 @@ const WRITABLE_CHANNELS = CHANNELS.filter((channel) => !CHANNEL_TABLE[channel].r
 // ---- contacts --------------------------------------------------------------------------
 
 const contactErrorFields = {
-  code: { type: 'string', description: 'Why the last deliveries failed.' },
-  message: { type: 'string' },
+  code: {
+    type: 'string',
+    description:
+      'Why the last delivery failed: DESTINATION_REJECTED (destination gone or credentials refused), ' +
+      'DELIVERY_REJECTED (the message was refused), DELIVERY_EXPIRED (retried for 24 h without success), ' +
+      "DELIVERY_RETRYING (the latest attempt failed, retries continue) or SERVER_CONFIGURATION (the server's own " +
+      'configuration, never held against the contact).',
+  },
+  message: { type: 'string', description: 'The short reason of the latest failed attempt; never a provider body.' },
   failed_at: timestamp,
-  consecutive_failures: { type: 'integer', minimum: 1 },
+  consecutive_failures: count('Failed deliveries in a row (5 deactivate the contact); 0 while the first is retried.'),
 } satisfies FieldsOf<ContactError>;
 
 const contactWritable = {
@@ -537,6 +489,28 @@ const writableGroups = CHANNEL_GROUPS.filter((group) => !group.readOnly);
 const contactTestFields = {
   message: { type: 'string', description: 'Says which contact the test notification was delivered to.' },
 } satisfies FieldsOf<Awaited<ReturnType<ContactTestService['send']>>>;
+
+export const DELIVERY_CLASSES = everyOf<DeliveryClass>()(['ok', 'retry', 'disable', 'bug', 'config']);
+
+const deliveryFields = {
+  id: ref('ObjectId'),
+  notification_id: { ...objectId, description: 'The notification this attempt delivers: retries share it.' },
+  event: { enum: [...NOTIFICATION_EVENTS], description: 'What the notification announces.' },
+  monitor_id: ref('ObjectId'),
+  attempted_at: { ...timestamp, description: 'When the attempt started.' },
+  outcome: {
+    enum: [...DELIVERY_CLASSES],
+    description:
+      '`ok` accepted; `retry` transient, tried again; `disable` destination gone or credentials refused; ' +
+      "`bug` the destination refused the message; `config` the server's own configuration.",
+  },
+  status_code: nullable({
+    type: 'integer',
+    description: 'The HTTP (or SMTP) status of the answer, when there was one.',
+  }),
+  reason: { type: 'string', description: 'Short and safe: never a provider body, a URL or a secret.' },
+  duration_ms: count('How long the attempt took, in ms.'),
+} satisfies FieldsOf<DeliveryJson>;
 
 // ---- account ---------------------------------------------------------------------------
 
@@ -790,16 +764,16 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
       { description: 'The error envelope of every failed request.' },
     ),
 
-    HttpsSettings: object(httpsSettingsFields, ['url'], {
-      description: 'HTTP(S) check. The optional assertion fields are returned only when set.',
-    }),
-    TcpSettings: object(tcpSettingsFields, undefined, { description: 'TCP connect check.' }),
-    PingSettings: object(pingSettingsFields, undefined, { description: 'ICMP ping check.' }),
-    MonitorSettings: object(Object.fromEntries(MONITOR_TYPES.map((type) => [type, ref(SETTINGS_SCHEMAS[type])])), [], {
-      minProperties: 1,
-      maxProperties: 1,
-      description: `Exactly one key, which is the monitor type (${MONITOR_TYPES.join(', ')}). A supplied settings object replaces the stored one whole (the type may change).`,
-    }),
+    ...settingsSchemas(),
+    MonitorSettings: object(
+      Object.fromEntries(MONITOR_TYPES.map((type) => [type, ref(settingsSchemaName(type))])),
+      [],
+      {
+        minProperties: 1,
+        maxProperties: 1,
+        description: `Exactly one key, which is the monitor type (${MONITOR_TYPES.join(', ')}). A supplied settings object replaces the stored one whole (the type may change).`,
+      },
+    ),
     Monitor: object(monitorFields),
     MonitorCreate: object(
       { ...monitorWritable, ...readOnlyFields(monitorFields, monitorWritable) },
@@ -927,6 +901,8 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     CheckListResponse: ok({ data: object(page('checks', 'Check')) }, 'A page of check results.'),
     MonitorStatsResponse: ok({ data: ref('MonitorStats') }, "A monitor's statistics over a period."),
     ContactTestResponse: ok({ data: object(contactTestFields) }, 'The test notification was delivered.'),
+    Delivery: object(deliveryFields, undefined, { description: 'One attempt to deliver a notification to a contact.' }),
+    DeliveryListResponse: ok({ data: object(page('deliveries', 'Delivery')) }, 'A page of delivery attempts.'),
 
     RegionEvidence: object(regionEvidenceFields, undefined, { description: "One region's evidence of an incident." }),
     Incident: object(incidentFields, undefined, { description: 'One outage of an active monitor.' }),

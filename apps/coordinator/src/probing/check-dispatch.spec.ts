@@ -1,8 +1,10 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import type { ProbeRequest, ProbeResult } from '#contracts';
 import { createRegistry } from '#runtime';
 import { probeResult } from '../../../../test/support/check-results.js';
 import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
+import { CapturingLogger } from '../../../../test/support/coordinator.js';
 import type { ResultIngest } from '../evaluation/result-ingest.js';
 import type { MonitorEntity } from '../monitors/monitor.entity.js';
 import type { DueCheck } from '../scheduling/scheduler.js';
@@ -90,5 +92,36 @@ describe('CheckDispatch (the dispatch stage)', () => {
       if (counted) expect(text).toMatch(/^picket_dispatch_errors_total\{reason="ingest"\} 1$/m);
       else expect(text).not.toMatch(/picket_dispatch_errors_total\{/);
     }
+  });
+
+  describe('its log', () => {
+    afterEach(() => {
+      Logger.overrideLogger(false);
+    });
+
+    async function logFor(error: Error): Promise<string[]> {
+      const logger = new CapturingLogger();
+      Logger.overrideLogger(logger);
+      const s = setup(error);
+      s.dispatch.send(due);
+      s.answer(probeResult(A, 'us-east-1', 'down', null, due.scheduledAt));
+      await s.dispatch.settle(1000);
+      return logger.lines;
+    }
+
+    it('a database outage is one line with its code, no stack', async () => {
+      const lines = await logFor(
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      );
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/not processed \(database unavailable\): connect ECONNREFUSED 127.0.0.1:5432 Dispatch$/);
+      expect(lines[0]).not.toMatch(/\n/);
+    });
+
+    it('a bug keeps its stack', async () => {
+      const lines = await logFor(new TypeError('x is undefined'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^error .*not processed: TypeError: x is undefined\n\s+at /);
+    });
   });
 });

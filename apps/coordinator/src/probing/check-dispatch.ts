@@ -7,6 +7,8 @@ import type { DueCheck } from '../scheduling/scheduler.js';
 import { LeaseLostError } from '../transitions/transition.writer.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { PROBE_TRANSPORT, type ProbeTransport } from './probe-transport.js';
+import { isDependencyOutage } from '../http/error.filter.js';
+import { outageLine } from '../http/outage-line.js';
 
 /**
  * The dispatch stage: a due check becomes a ProbeRequest with its deterministic check_id, goes
@@ -51,6 +53,10 @@ export class CheckDispatch {
           return;
         }
         this.metrics.recordDispatchError('ingest');
+        if (isDependencyOutage(error)) {
+          this.logger.warn(`result of ${request.check_id} not processed (database unavailable): ${outageLine(error)}`);
+          return;
+        }
         this.logger.error(
           `result of ${request.check_id} not processed: ${error instanceof Error ? error.stack : String(error)}`,
         );

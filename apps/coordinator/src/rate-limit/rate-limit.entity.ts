@@ -16,5 +16,21 @@ export class RateLimitEntity {
   tat!: number;
 }
 
-/** The rate-limit feature's table, for the data source (entities.ts). */
-export const RATE_LIMIT_ENTITIES = [RateLimitEntity];
+/**
+ * One row per (kind, client address) that failed to authenticate lately: the GCRA theoretical
+ * arrival time of its failure budget (docs/decisions/0018-abuse-limits-and-quotas.md). A row
+ * whose `tat` has passed is a full bucket, the same as no row, and is pruned.
+ */
+@Entity({ name: 'auth_failures' })
+export class AuthFailureEntity {
+  /** `<kind>:<address>`, e.g. `api_key:203.0.113.7` or `basic_auth:2001:db8:1:2::/64`. */
+  @PrimaryColumn({ type: 'varchar', length: 80, primaryKeyConstraintName: 'pk_auth_failures' })
+  bucket!: string;
+
+  /** Unix ms (fractional). */
+  @Column({ type: 'double precision' })
+  tat!: number;
+}
+
+/** The rate-limit feature's tables, for the data source (entities.ts). */
+export const RATE_LIMIT_ENTITIES = [RateLimitEntity, AuthFailureEntity];

@@ -24,9 +24,9 @@ export class RateLimiter {
     const now = this.clock.now();
     const cost = costOf(method, path);
     const increment = (cost * HOUR_MS) / this.limits.budget;
-    const tat = increment <= HOUR_MS ? await this.store.admit(accountId, now, increment) : null;
+    const tat = increment <= HOUR_MS ? await this.store.admit('account', accountId, now, increment) : null;
     if (tat !== null) return describe(tat, now, this.limits, null);
-    const stored = await this.store.tatOf(accountId);
+    const stored = await this.store.tatOf('account', accountId);
     return describe(Math.max(stored ?? now, now), now, this.limits, nextTat(stored, now, cost, this.limits));
   }
 }

@@ -1,9 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { validateHeaderValue } from 'node:http';
 import {
   barClass,
+  basicAuthChallenge,
   dayLabel,
   escapeHtml,
   overallOf,
+  publicReason,
   renderPublicPage,
   renderTrend,
   type PublicDay,
@@ -208,6 +212,48 @@ describe('the page as HTML', () => {
   });
 });
 
+describe('incident reasons on a public page (never the target: docs/decisions/0008-status-pages.md)', () => {
+  it.each([
+    // Addresses, ports, host names and URLs go; the class of failure stays.
+    ['connection refused (127.0.0.1:18503)', 'connection refused'],
+    ['connection refused ([::1]:8080)', 'connection refused'],
+    ['connection timed out ([2001:db8::7]:443)', 'connection timed out'],
+    ['connection reset (10.20.30.40:22)', 'connection reset'],
+    ['destination unreachable (10.0.0.1)', 'destination unreachable'],
+    ['destination unreachable (fd12:3456::1)', 'destination unreachable'],
+    ['destination unreachable (::ffff:10.0.0.1)', 'destination unreachable'],
+    ['connect failed (EPROTO) (192.168.1.5:5432)', 'connect failed (EPROTO)'],
+    ['connect failed (connect EHOSTUNREACH 10.1.2.3:5432) (10.1.2.3:5432)', 'connect failed (connect EHOSTUNREACH)'],
+    ['certificate is not valid for api.internal.example.com', 'certificate is not valid for the host name'],
+    ['certificate is not valid for intranet', 'certificate is not valid for the host name'],
+    ['certificate is not valid for 10.0.0.1', 'certificate is not valid for the host name'],
+    ['host name not found (db.internal.example.com)', 'host name not found'],
+    ['DNS lookup failed: getaddrinfo ENOTFOUND db.internal', 'DNS lookup failed'],
+    ['request failed: Redirect to https://10.0.0.5:8443/admin?token=s3cret refused', 'request failed'],
+    ['upstream https://user:pw@api.example.com:8443/x?k=1 said no', 'upstream said no'],
+    ['refused by ops@internal.example.com', 'refused by'],
+    ['127.0.0.1:80', 'Down'],
+    ['', 'Down'],
+    // Reasons without any of it are kept as they are.
+    ['HTTP 503', 'HTTP 503'],
+    ['timed out after 30000 ms', 'timed out after 30000 ms'],
+    ['too many redirects (more than 10)', 'too many redirects (more than 10)'],
+    ['DNS lookup failed (EAI_AGAIN)', 'DNS lookup failed (EAI_AGAIN)'],
+    ['invalid HTTP response (HPE_INVALID_CONSTANT)', 'invalid HTTP response (HPE_INVALID_CONSTANT)'],
+    ['TLS handshake failed (ERR_SSL_WRONG_VERSION_NUMBER)', 'TLS handshake failed (ERR_SSL_WRONG_VERSION_NUMBER)'],
+    ['certificate has expired', 'certificate has expired'],
+    [
+      'response body does not contain the expected text (searched the first 1048576 bytes)',
+      'response body does not contain the expected text (searched the first 1048576 bytes)',
+    ],
+    ['no echo reply within 5000 ms', 'no echo reply within 5000 ms'],
+    ['Connection timeout', 'Connection timeout'],
+    ['Down', 'Down'],
+  ])('%j → %j', (reason, shown) => {
+    expect(publicReason(reason)).toBe(shown);
+  });
+});
+
 describe('custom domain of a Host header', () => {
   it.each([
     ['status.example.com', 'status.example.com'],
@@ -241,5 +287,30 @@ describe('basic auth', () => {
 
   it('takes UTF-8 credentials', () => {
     expect(basicAuthMatches(header('zoë:pässwörd'), 'zoë:pässwörd')).toBe(true);
+  });
+});
+
+describe('the basic auth challenge', () => {
+  it.each([
+    ['Acme <Status>', 'Acme <Status>'],
+    ['Zoë’s Café', 'Zoe s Cafe'],
+    ['Ω Статус 状态 🚀 Zoë "x"', 'Zoe x'],
+    ['状态页', 'Status page'],
+    ['🚀', 'Status page'],
+    ['a\\b"c\u0000d\u0085e\u202ef', 'a b c d e f'],
+    ['x'.repeat(150), 'x'.repeat(100)],
+  ])('%j has the realm %j', (name, realm) => {
+    expect(basicAuthChallenge(name)).toBe(`Basic realm="${realm}", charset="UTF-8"`);
+  });
+
+  it('is a valid header value of printable ASCII for any name', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 120 }), (name) => {
+        const value = basicAuthChallenge(name);
+        expect(() => validateHeaderValue('www-authenticate', value)).not.toThrow();
+        expect(value).toMatch(/^Basic realm="[\x20\x21\x23-\x5b\x5d-\x7e]+", charset="UTF-8"$/);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -52,7 +52,7 @@ export interface PublicIncident {
   started_at: number;
   /** Null while the outage lasts. */
   resolved_at: number | null;
-  /** Only when the page shows incident reasons. */
+  /** Only when the page shows incident reasons, and then without the target (publicReason). */
   reason?: string;
 }
 
@@ -100,6 +100,30 @@ export function barClass(uptime: number | null): 'ok' | 'minor' | 'bad' | 'none'
 /** Text for HTML content and attribute values (both quote kinds escaped). */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The realm of a page whose name keeps no printable ASCII at all. */
+export const FALLBACK_REALM = 'Status page';
+
+/**
+ * `WWW-Authenticate` for a page behind basic auth (RFC 7617): the page's name as the realm,
+ * reduced to printable ASCII, since a header value cannot carry other text and Node refuses it
+ * (docs/decisions/0017-http-edge-hardening.md). Accents are dropped (`Zoë` → `Zoe`), other
+ * letters, emoji, quotes, backslashes and controls removed, spaces collapsed, at most 100
+ * characters; `Status page` when nothing is left. `charset="UTF-8"` tells the browser to send
+ * the credentials in UTF-8.
+ */
+export function basicAuthChallenge(name: string): string {
+  const realm =
+    name
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .replace(/[^\x20-\x7e]|["\\]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 100)
+      .trim() || FALLBACK_REALM;
+  return `Basic realm="${realm}", charset="UTF-8"`;
 }
 
 /** Two decimals, or "no data". */
@@ -242,4 +266,44 @@ export function renderPublicPage(page: PublicPage): string {
     `<footer><p>Updated <time datetime="${isoTime(page.generated_at)}">${utc(page.generated_at)} UTC</time>. ` +
     `Powered by Picket.</p></footer></body></html>`
   );
+}
+
+// ---- incident reasons -----------------------------------------------------------------------
+
+/** What a public reason is when nothing is left of it. */
+const NO_REASON = 'Down';
+/** The probers' one reason that names the host it was checking. */
+const CERTIFICATE_FOR = /^certificate is not valid for\b.*$/s;
+/** `DNS lookup failed: <resolver words>`, `request failed: <HTTP client words>`: the words after are not ours. */
+const DETAIL = /: .*$/s;
+const URL_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/\S*/gi;
+const EMAIL = /\S+@\S+/g;
+const IPV6_BRACKETED = /\[[0-9a-f:.%\w-]*\](?::\d+)?/gi;
+const IPV6 = /(?<![\w:])(?:[0-9a-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f]{1,4})?(?:%[\w.-]+)?(?![\w:])/gi;
+const IPV4 = /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g;
+const HOST_NAME = /\b(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)+[a-z][a-z0-9-]{0,62}\.?(?::\d+)?(?![\w.-])/gi;
+
+/**
+ * An incident's reason as a public page shows it: the class of failure ("connection refused",
+ * "HTTP 503", "certificate has expired") without the addresses, host names, ports and URLs the
+ * probers put next to it, since a public page never reveals a monitor's target
+ * (docs/decisions/0008-status-pages.md). Words a resolver or HTTP client added after a colon go
+ * too. The API keeps the whole reason.
+ */
+export function publicReason(reason: string): string {
+  if (CERTIFICATE_FOR.test(reason)) return 'certificate is not valid for the host name';
+  const shown = reason
+    .replace(DETAIL, '')
+    .replace(URL_TEXT, ' ')
+    .replace(EMAIL, ' ')
+    .replace(IPV6_BRACKETED, ' ')
+    .replace(IPV6, ' ')
+    .replace(IPV4, ' ')
+    .replace(HOST_NAME, ' ')
+    .replace(/\(\s+/g, '(')
+    .replace(/\s+\)/g, ')')
+    .replace(/\(\)|\[\]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s,;:-]+|[\s,;:-]+$/g, '');
+  return shown === '' ? NO_REASON : shown;
 }

@@ -2,7 +2,9 @@ import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/auth.guard.js';
 import { ApiOperation, errorEnvelope, type Schema } from '../openapi/api-operation.js';
-import { escapeHtml } from './public-page.js';
+import { ClientAddress } from '../rate-limit/client-address.js';
+import { rateLimitHeaders } from '../rate-limit/rate-limiter.js';
+import { basicAuthChallenge, escapeHtml } from './public-page.js';
 import { PUBLIC_PAGE_CACHE_MS, PublicPagesService, type PublicAnswer } from './public-pages.service.js';
 
 /** No script, no outside resources: the page's inline style is all it may use. */
@@ -106,11 +108,12 @@ export class PublicPagesController {
     @Param('page') param: string,
     @Headers('authorization') authorization: string | undefined,
     @Headers('accept-encoding') acceptEncoding: string | undefined,
+    @ClientAddress() address: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const json = param.endsWith('.json');
     const id = json ? param.slice(0, -'.json'.length) : param;
-    send(reply, await this.pages.byId(id, authorization), json, { authorization, acceptEncoding });
+    send(reply, await this.pages.byId(id, authorization, address), json, { authorization, acceptEncoding });
   }
 
   @Get()
@@ -120,9 +123,10 @@ export class PublicPagesController {
     @Headers('host') host: string | undefined,
     @Headers('authorization') authorization: string | undefined,
     @Headers('accept-encoding') acceptEncoding: string | undefined,
+    @ClientAddress() address: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    send(reply, await this.pages.byHost(host, authorization), false, { authorization, acceptEncoding });
+    send(reply, await this.pages.byHost(host, authorization, address), false, { authorization, acceptEncoding });
   }
 
   @Get('index.json')
@@ -131,21 +135,32 @@ export class PublicPagesController {
   async domainJson(
     @Headers('host') host: string | undefined,
     @Headers('authorization') authorization: string | undefined,
+    @ClientAddress() address: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    send(reply, await this.pages.byHost(host, authorization), true, { authorization, acceptEncoding: undefined });
+    const answer = await this.pages.byHost(host, authorization, address);
+    send(reply, answer, true, { authorization, acceptEncoding: undefined });
   }
 }
 
 function send(reply: FastifyReply, answer: PublicAnswer, json: boolean, request: RequestFacts): void {
   void reply.headers(SECURITY_HEADERS);
+  if (answer.kind === 'throttled') {
+    // Too many wrong credentials from this address (docs/decisions/0018-abuse-limits-and-quotas.md).
+    const message = 'Too many failed sign-ins from this address; retry later.';
+    void reply.status(429).header('cache-control', 'no-store').headers(rateLimitHeaders(answer.decision));
+    if (json) {
+      const error = { code: 'RATE_LIMIT_EXCEEDED', message };
+      void reply.type('application/json; charset=utf-8').send({ status: 'error', error });
+    } else {
+      void reply.type('text/html; charset=utf-8').send(smallPage(message));
+    }
+    return;
+  }
   if (answer.kind !== 'ok') {
     const missing = answer.kind === 'missing';
     void reply.status(missing ? 404 : 401).header('cache-control', 'no-store');
-    if (!missing) {
-      const realm = answer.realm.replace(/["\\\p{Cc}]/gu, '');
-      void reply.header('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
-    }
+    if (!missing) void reply.header('www-authenticate', basicAuthChallenge(answer.realm));
     const message = missing ? 'Status page not found.' : 'This status page needs a user name and password.';
     if (json) {
       const code = missing ? 'STATUS_PAGE_NOT_FOUND' : 'UNAUTHORIZED';

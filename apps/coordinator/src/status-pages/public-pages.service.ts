@@ -5,8 +5,17 @@ import { CLOCK, unixSeconds, type Clock } from '#runtime';
 import { CheckResultsRepository } from '../history/check-results.repository.js';
 import { combine, dayStart, periodWindow, uptimePercent, type Figures, type StatsPeriod } from '../history/stats.js';
 import { MonitorEvents } from '../monitors/monitor-events.js';
+import { FailureThrottle } from '../rate-limit/failure-throttle.js';
+import type { Decision } from '../rate-limit/gcra.js';
 import { effectiveStatus } from '../monitors/monitor-status.js';
-import { overallOf, renderPublicPage, type PublicDay, type PublicMonitor, type PublicPage } from './public-page.js';
+import {
+  overallOf,
+  publicReason,
+  renderPublicPage,
+  type PublicDay,
+  type PublicMonitor,
+  type PublicPage,
+} from './public-page.js';
 import { StatusPageEntity } from './status-page.entity.js';
 import { StatusPagesRepository } from './status-pages.repository.js';
 import { StatusPagesService } from './status-pages.service.js';
@@ -25,7 +34,11 @@ export interface RenderedPage {
 }
 
 export type PublicAnswer =
-  { kind: 'missing' } | { kind: 'unauthorized'; realm: string } | { kind: 'ok'; rendered: RenderedPage };
+  | { kind: 'missing' }
+  | { kind: 'unauthorized'; realm: string }
+  /** Too many wrong basic-auth credentials from this client address: 429 (docs/decisions/0018-abuse-limits-and-quotas.md). */
+  | { kind: 'throttled'; decision: Decision }
+  | { kind: 'ok'; rendered: RenderedPage };
 
 const PAGE_ID = /^[0-9a-f]{24}$/;
 
@@ -43,6 +56,7 @@ export class PublicPagesService {
   constructor(
     private readonly pages: StatusPagesRepository,
     private readonly results: CheckResultsRepository,
+    private readonly throttle: FailureThrottle,
     statusPages: StatusPagesService,
     monitorEvents: MonitorEvents,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -59,13 +73,18 @@ export class PublicPagesService {
     });
   }
 
-  async byId(pageId: string, authorization: string | undefined): Promise<PublicAnswer> {
+  /** `address`: the client's socket address, whose failed basic-auth attempts are counted. */
+  async byId(pageId: string, authorization: string | undefined, address: string | undefined): Promise<PublicAnswer> {
     if (!PAGE_ID.test(pageId)) return { kind: 'missing' };
-    return this.answer(pageId, authorization);
+    return this.answer(pageId, authorization, address);
   }
 
   /** The page whose custom domain is the request's Host (port dropped, any case). */
-  async byHost(host: string | undefined, authorization: string | undefined): Promise<PublicAnswer> {
+  async byHost(
+    host: string | undefined,
+    authorization: string | undefined,
+    address: string | undefined,
+  ): Promise<PublicAnswer> {
     const domain = domainOfHost(host);
     if (domain === null) return { kind: 'missing' };
     const now = this.clock.now();
@@ -76,10 +95,14 @@ export class PublicPagesService {
       known = { at: now, pageId };
       this.domains.set(domain, known);
     }
-    return this.answer(known.pageId, authorization);
+    return this.answer(known.pageId, authorization, address);
   }
 
-  private async answer(pageId: string, authorization: string | undefined): Promise<PublicAnswer> {
+  private async answer(
+    pageId: string,
+    authorization: string | undefined,
+    address: string | undefined,
+  ): Promise<PublicAnswer> {
     const now = this.clock.now();
     let entry = this.rendered.get(pageId);
     if (!entry || now - entry.at >= PUBLIC_PAGE_CACHE_MS) {
@@ -94,10 +117,33 @@ export class PublicPagesService {
       this.rendered.set(pageId, entry);
     }
     const { page } = entry.value;
-    if (page.basicAuth !== null && !basicAuthMatches(authorization, page.basicAuth)) {
-      return { kind: 'unauthorized', realm: page.name };
+    if (page.basicAuth !== null) {
+      const refused = await this.checkBasicAuth(page.basicAuth, page.name, authorization, address);
+      if (refused) return refused;
     }
     return { kind: 'ok', rendered: entry.value };
+  }
+
+  /**
+   * Basic auth under the client address's failure budget (docs/decisions/0018-abuse-limits-and-quotas.md):
+   * no credentials at all is a browser's first visit, answered with the challenge and not counted;
+   * wrong credentials are counted, and once the budget is spent every attempt is 429, the right
+   * one too (a password can be guessed, so a 200 would tell a throttled guesser that it won). The
+   * right credentials within the budget cost nothing.
+   */
+  private async checkBasicAuth(
+    expected: string,
+    realm: string,
+    authorization: string | undefined,
+    address: string | undefined,
+  ): Promise<PublicAnswer | null> {
+    if (authorization === undefined || authorization === '') return { kind: 'unauthorized', realm };
+    if (basicAuthMatches(authorization, expected)) {
+      const spent = await this.throttle.spent('basic_auth', address);
+      return spent ? { kind: 'throttled', decision: spent } : null;
+    }
+    const refusal = await this.throttle.failed('basic_auth', address);
+    return refusal ? { kind: 'throttled', decision: refusal } : { kind: 'unauthorized', realm };
   }
 
   /** Gathers what the page shows: never a monitor's URL or settings, only names and figures. */
@@ -147,7 +193,8 @@ export class PublicPagesService {
         monitor: byId.get(incident.monitorId)?.name ?? incident.monitorName,
         started_at: incident.startedAt,
         resolved_at: incident.resolvedAt,
-        ...(page.showIncidentReasons ? { reason: incident.reason } : {}),
+        // Without the target's address, host, port or URL: the API keeps the whole reason.
+        ...(page.showIncidentReasons ? { reason: publicReason(incident.reason) } : {}),
       })),
       generated_at: now,
     };

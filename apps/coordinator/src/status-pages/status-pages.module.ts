@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { HistoryModule } from '../history/history.module.js';
 import { MonitorsModule } from '../monitors/monitors.module.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { PublicPagesController } from './public-pages.controller.js';
 import { PublicPagesService } from './public-pages.service.js';
 import { StatusPagesController } from './status-pages.controller.js';
@@ -9,7 +10,7 @@ import { StatusPagesService } from './status-pages.service.js';
 
 /** Status pages: the API (docs/decisions/0008-status-pages.md) and the public pages (HTML and JSON, no API key). */
 @Module({
-  imports: [HistoryModule, MonitorsModule],
+  imports: [HistoryModule, MonitorsModule, RateLimitModule],
   controllers: [StatusPagesController, PublicPagesController],
   providers: [StatusPagesRepository, StatusPagesService, PublicPagesService],
 })

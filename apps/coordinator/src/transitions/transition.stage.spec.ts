@@ -1,7 +1,9 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { createRegistry } from '#runtime';
 import { probeResult } from '../../../../test/support/check-results.js';
 import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
+import { CapturingLogger } from '../../../../test/support/coordinator.js';
 import { Evidence } from '../evaluation/evidence.js';
 import type { MonitorState, StatusChangedEvent } from '../evaluation/status.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
@@ -20,7 +22,7 @@ const wentDown = (region: StatusChangedEvent['region']): StatusChangedEvent => (
   scheduledAt: 2,
 });
 
-function setup() {
+function setup(name = `monitor ${A}`) {
   const written: TransitionInput[] = [];
   const recorder = new TransitionRecorder({
     write: (t) => {
@@ -29,7 +31,7 @@ function setup() {
     },
     capacity: 10,
   });
-  const { roster, partitions } = rosterWith(monitorEntity(A, { lastStatus: 'up' }));
+  const { roster, partitions } = rosterWith(monitorEntity(A, { lastStatus: 'up', name }));
   const evidence = new Evidence(roster);
   const metrics = new CoordinatorMetrics(createRegistry());
   const stage = new TransitionStage(recorder, partitions.asManager(), roster, evidence, metrics);
@@ -69,5 +71,34 @@ describe('TransitionStage (the record-transition stage)', () => {
     await s.stage.record('bbbbbbbbbbbbbbbbbbbbbbbb', down, [wentDown('eu-west-1')]);
     expect(s.written).toEqual([]);
     expect(s.roster.get(A)?.lastStatus).toBe('up');
+  });
+
+  describe('the status-change log line', () => {
+    afterEach(() => {
+      Logger.overrideLogger(false);
+    });
+
+    async function lineFor(name: string): Promise<string> {
+      const logger = new CapturingLogger();
+      Logger.overrideLogger(logger);
+      const s = setup(name);
+      await s.stage.record(A, down, [wentDown('us-east-1')]);
+      const lines = logger.lines.filter((line) => line.includes(A));
+      expect(lines).toHaveLength(1);
+      return lines[0]!;
+    }
+
+    it('names the monitor, quoted, beside its id', async () => {
+      expect(await lineFor('Checkout API')).toContain(`monitor ${A} "Checkout API" is down (us-east-1, was up)`);
+    });
+
+    it('bounds a long name and escapes quotes and control characters, so the line stays one line', async () => {
+      const line = await lineFor(`${'x'.repeat(300)}"\n\u001b[31mforged`);
+      expect(line).not.toContain('\n');
+      expect(line).not.toContain('\u001b');
+      expect(line).toContain(`monitor ${A} "${'x'.repeat(79)}…" is down`);
+      const quoted = await lineFor('say "hi"\r\nnext');
+      expect(quoted).toContain(`monitor ${A} "say \\"hi\\"\\r\\nnext" is down`);
+    });
   });
 });

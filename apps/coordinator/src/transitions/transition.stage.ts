@@ -6,6 +6,19 @@ import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
 import { TransitionRecorder } from './transition-recorder.js';
 
+/** Characters of a monitor name shown in a log line; a longer one is cut and ends with `…`. */
+const LOGGED_NAME_CHARS = 80;
+
+/**
+ * A monitor name for a log line: cut to LOGGED_NAME_CHARS and quoted as a JSON string, so quotes,
+ * line breaks and control characters in a user-chosen name cannot forge or break a line.
+ */
+export function loggedName(name: string): string {
+  const chars = Array.from(name);
+  const shown = chars.length > LOGGED_NAME_CHARS ? `${chars.slice(0, LOGGED_NAME_CHARS - 1).join('')}…` : name;
+  return JSON.stringify(shown);
+}
+
 /**
  * The record-transition stage: a status change decided by evaluation is written with its
  * incident and outbox rows in one transaction (TransitionWriter, through the recorder that holds
@@ -26,7 +39,8 @@ export class TransitionStage {
 
   /** The evaluator's save: `events` is often empty (only counters moved), then nothing is written. */
   async record(monitorId: string, state: MonitorState, events: readonly MonitorEvent[]): Promise<void> {
-    if (!this.roster.get(monitorId)) return;
+    const monitor = this.roster.get(monitorId);
+    if (!monitor) return;
     // Written only while this replica still holds the partition it held when deciding.
     const generation = this.partitions.generationOf(monitorId);
     for (const event of events) {
@@ -41,7 +55,9 @@ export class TransitionStage {
       });
       this.roster.recordStatus(monitorId, event.to, state.lastChange);
       this.metrics.recordStatusChange(event.to);
-      this.logger.log(`monitor ${monitorId} is ${event.to} (${event.region}, was ${event.from})`);
+      this.logger.log(
+        `monitor ${monitorId} ${loggedName(monitor.name)} is ${event.to} (${event.region}, was ${event.from})`,
+      );
     }
   }
 }

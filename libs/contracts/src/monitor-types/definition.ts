@@ -1,5 +1,5 @@
-import { type Checker, Field } from '#validation';
-import type { TargetParse } from '../targets.js';
+import { type Checker, described, Field, type JsonSchema } from '#validation';
+import { MAX_URL_LENGTH, schemePattern, type TargetParse } from '../targets.js';
 
 /**
  * Everything Picket knows about one monitor type, declared once in its own file under
@@ -28,13 +28,21 @@ export function defineMonitorType<S extends { url: string }, D extends object, T
   return definition;
 }
 
-/** The `url` checker of a DTO: a string that the type's target parser accepts. */
-export function targetChecker(parse: (value: string) => TargetParse<unknown>): Checker {
-  return (value) => {
+/**
+ * The `url` checker of a DTO: a string that the type's target parser accepts; `schema` is what
+ * the OpenAPI document says of it (docs/decisions/0016-openapi-from-declarations.md).
+ */
+export function targetChecker(parse: (value: string) => TargetParse<unknown>, schema: JsonSchema): Checker {
+  return described((value) => {
     if (typeof value !== 'string') return 'must be a string';
     const result = parse(value);
     return result.ok ? null : result.problem;
-  };
+  }, schema);
+}
+
+/** The schema of a `<scheme>://…` target URL: a string of at most MAX_URL_LENGTH, with that scheme. */
+export function targetSchema(scheme: string, description: string): JsonSchema {
+  return { type: 'string', maxLength: MAX_URL_LENGTH, pattern: schemePattern(scheme), description };
 }
 
 /** Stored settings of a type that is its target URL alone. */
@@ -46,9 +54,10 @@ export interface UrlOnlySettings {
 export function urlOnlyMonitorType<T>(
   parseTarget: (url: string) => TargetParse<T>,
   literalAddress: (target: T) => string | null,
+  urlSchema: JsonSchema,
 ) {
   class UrlOnlySettingsDto {
-    @Field(targetChecker(parseTarget)) url!: string;
+    @Field(targetChecker(parseTarget, urlSchema)) url!: string;
   }
   return defineMonitorType({
     dto: UrlOnlySettingsDto,

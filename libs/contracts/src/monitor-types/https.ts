@@ -1,6 +1,6 @@
 import { isIPv4 } from 'node:net';
-import { boolean, type Checker, Field, oneOf, text } from '#validation';
-import { parseHttpUrl } from '../targets.js';
+import { boolean, type Checker, described, Field, oneOf, text } from '#validation';
+import { MAX_URL_LENGTH, parseHttpUrl, schemePattern } from '../targets.js';
 import { defineMonitorType, targetChecker } from './definition.js';
 
 /**
@@ -46,45 +46,122 @@ export const HTTPS_LIMITS = {
 
 // ---- checkers -------------------------------------------------------------------------
 
-export const httpUrl = targetChecker(parseHttpUrl);
+export const httpUrl = targetChecker(parseHttpUrl, {
+  type: 'string',
+  maxLength: MAX_URL_LENGTH,
+  pattern: schemePattern('http', true),
+  description: 'An absolute `http://` or `https://` URL with a host and no user information.',
+});
+
+/** One status code (100..599) or an inclusive range of them, as `httpStatuses` reads it. */
+const STATUS_PART = String.raw`[1-5]\d{2}(?:\s*-\s*[1-5]\d{2})?`;
 
 /** Status list such as "200-299,301": codes and inclusive ranges of codes 100..599. */
-export const httpStatuses: Checker = (value) => {
-  if (typeof value !== 'string') return 'must be a string';
-  if (value.length > HTTPS_LIMITS.httpStatusesLength) {
-    return `must be at most ${HTTPS_LIMITS.httpStatusesLength} characters long`;
-  }
-  const parts = value.split(',').map((p) => p.trim());
-  for (const part of parts) {
-    const m = /^(\d{3})(?:\s*-\s*(\d{3}))?$/.exec(part);
-    if (!m) return 'must be status codes or ranges separated by commas, such as "200-299,301"';
-    const low = Number(m[1]);
-    const high = m[2] === undefined ? low : Number(m[2]);
-    if (low < 100 || high > 599) return 'status codes must be between 100 and 599';
-    if (low > high) return `range ${part} runs backwards`;
-  }
-  return null;
-};
+export const httpStatuses: Checker = described(
+  (value) => {
+    if (typeof value !== 'string') return 'must be a string';
+    if (value.length > HTTPS_LIMITS.httpStatusesLength) {
+      return `must be at most ${HTTPS_LIMITS.httpStatusesLength} characters long`;
+    }
+    const parts = value.split(',').map((p) => p.trim());
+    for (const part of parts) {
+      const m = /^(\d{3})(?:\s*-\s*(\d{3}))?$/.exec(part);
+      if (!m) return 'must be status codes or ranges separated by commas, such as "200-299,301"';
+      const low = Number(m[1]);
+      const high = m[2] === undefined ? low : Number(m[2]);
+      if (low < 100 || high > 599) return 'status codes must be between 100 and 599';
+      if (low > high) return `range ${part} runs backwards`;
+    }
+    return null;
+  },
+  {
+    type: 'string',
+    maxLength: HTTPS_LIMITS.httpStatusesLength,
+    // What the parts may look like; a range running backwards is refused too.
+    pattern: String.raw`^\s*${STATUS_PART}\s*(?:,\s*${STATUS_PART}\s*)*$`,
+    description: 'Status codes (100..599) and inclusive ranges of them, separated by commas, e.g. `200-299,301`.',
+  },
+);
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // eslint-disable-next-line no-control-regex
 const HEADER_VALUE_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
-/** Newline-separated `Name: value` lines; names are RFC 9110 tokens, values have no controls. */
-export const requestHeaders: Checker = (value) => {
-  const basic = text({ max: HTTPS_LIMITS.requestHeadersLength, multiline: true })(value);
-  if (basic) return basic;
-  const lines = (value as string).split(/\r?\n/).filter((line) => line.trim() !== '');
-  if (lines.length > HTTPS_LIMITS.requestHeaders) return `must have at most ${HTTPS_LIMITS.requestHeaders} headers`;
-  for (const [i, line] of lines.entries()) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) return `line ${i + 1} must have the form "Name: value"`;
-    const name = line.slice(0, colon);
-    if (!HEADER_NAME.test(name)) return `line ${i + 1} has an invalid header name`;
-    if (HEADER_VALUE_FORBIDDEN.test(line.slice(colon + 1))) return `line ${i + 1} has control characters in its value`;
-  }
-  return null;
-};
+/**
+ * Request headers a monitor may not set (docs/decisions/0004-monitors.md): they frame the
+ * request or belong to one connection, so a value of the monitor's could make a checker send a
+ * second, smuggled request from the published checker addresses. The HTTP client sets the ones
+ * it needs. Lower case.
+ */
+export const FORBIDDEN_REQUEST_HEADERS: ReadonlySet<string> = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+  'http2-settings',
+  'expect',
+]);
+
+/** A Host value: a DNS name, IPv4 or bracketed IPv6 address, with an optional port; nothing else. */
+const HOST_VALUE =
+  /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?)(?::(\d{1,5}))?$/;
+
+/** Whether `value` may be sent as the Host header (one name or address, a port up to 65535). */
+export function isHostHeaderValue(value: string): boolean {
+  // 253 characters of name (or a bracketed IPv6 address), a colon and a port.
+  const match = value.length <= 261 ? HOST_VALUE.exec(value) : null;
+  return match !== null && (match[1] === undefined || Number(match[1]) <= 65535);
+}
+
+/**
+ * Newline-separated `Name: value` lines; names are RFC 9110 tokens, values have no controls.
+ * Framing and hop-by-hop headers (FORBIDDEN_REQUEST_HEADERS) and HTTP/2 pseudo-headers are
+ * refused; Host is allowed once, as a host name or address with an optional port (a virtual host
+ * on the target's address: the egress policy judges the address dialled, never Host).
+ */
+export const requestHeaders: Checker = described(
+  (value) => {
+    const basic = text({ max: HTTPS_LIMITS.requestHeadersLength, multiline: true })(value);
+    if (basic) return basic;
+    const lines = (value as string).split(/\r?\n/).filter((line) => line.trim() !== '');
+    if (lines.length > HTTPS_LIMITS.requestHeaders) return `must have at most ${HTTPS_LIMITS.requestHeaders} headers`;
+    let hosts = 0;
+    for (const [i, line] of lines.entries()) {
+      const pseudo = /^:([A-Za-z0-9-]+):/.exec(line);
+      if (pseudo) return `line ${i + 1}: :${pseudo[1]} is an HTTP/2 pseudo-header`;
+      const colon = line.indexOf(':');
+      if (colon <= 0) return `line ${i + 1} must have the form "Name: value"`;
+      const name = line.slice(0, colon);
+      if (!HEADER_NAME.test(name)) return `line ${i + 1} has an invalid header name`;
+      const headerValue = line.slice(colon + 1);
+      if (HEADER_VALUE_FORBIDDEN.test(headerValue)) return `line ${i + 1} has control characters in its value`;
+      const key = name.toLowerCase();
+      if (FORBIDDEN_REQUEST_HEADERS.has(key)) {
+        return `line ${i + 1}: ${name} may not be set (Picket frames the request and manages the connection)`;
+      }
+      if (key === 'host') {
+        if (++hosts > 1) return `line ${i + 1}: Host may be given only once`;
+        if (!isHostHeaderValue(headerValue.trim())) {
+          return `line ${i + 1}: Host must be a host name or IP address with an optional port`;
+        }
+      }
+    }
+    return null;
+  },
+  {
+    type: 'string',
+    maxLength: HTTPS_LIMITS.requestHeadersLength,
+    description:
+      `Newline-separated \`Name: value\` lines (at most ${HTTPS_LIMITS.requestHeaders}); names are RFC 9110 tokens, ` +
+      `values have no control characters. Refused: ${[...FORBIDDEN_REQUEST_HEADERS].join(', ')} ` +
+      '(Picket frames the request and manages the connection) and HTTP/2 pseudo-headers; `Host` at most once, ' +
+      'as a host name or IP address with an optional port.',
+  },
+);
 
 // ---- DTO -----------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import {
   type HostPort,
   type TargetParse,
 } from '../targets.js';
-import { urlOnlyMonitorType, type UrlOnlySettings } from './definition.js';
+import { targetSchema, urlOnlyMonitorType, type UrlOnlySettings } from './definition.js';
 
 /** The `ping` monitor type (docs/decisions/0004-monitors.md): ICMP echo to `ping://<host-or-ip>`. */
 
@@ -22,7 +22,11 @@ export function parsePingUrl(value: string): TargetParse<HostPort> {
   return classifyHost(match[1] ?? '');
 }
 
-export const pingType = urlOnlyMonitorType(parsePingUrl, hostLiteral);
+export const pingType = urlOnlyMonitorType(
+  parsePingUrl,
+  hostLiteral,
+  targetSchema('ping', '`ping://<host-or-ip>` (ICMP echo); host a name, IPv4 or bracketed IPv6.'),
+);
 
 /** Stored settings: the inner object of the API's `settings.ping`. */
 export type PingSettings = UrlOnlySettings;

@@ -7,7 +7,7 @@ import {
   type HostPort,
   type TargetParse,
 } from '../targets.js';
-import { urlOnlyMonitorType, type UrlOnlySettings } from './definition.js';
+import { targetSchema, urlOnlyMonitorType, type UrlOnlySettings } from './definition.js';
 
 /** The `tcp` monitor type (docs/decisions/0004-monitors.md): a TCP connection to `tcp://<host>:<port>`. */
 
@@ -25,7 +25,11 @@ export function parseTcpUrl(value: string): TargetParse<HostPort> {
   return host.ok ? { ok: true, value: { ...host.value, port } } : host;
 }
 
-export const tcpType = urlOnlyMonitorType(parseTcpUrl, hostLiteral);
+export const tcpType = urlOnlyMonitorType(
+  parseTcpUrl,
+  hostLiteral,
+  targetSchema('tcp', '`tcp://<host>:<port>`, port 1..65535; host a name, IPv4 or bracketed IPv6.'),
+);
 
 /** Stored settings: the inner object of the API's `settings.tcp`. */
 export type TcpSettings = UrlOnlySettings;

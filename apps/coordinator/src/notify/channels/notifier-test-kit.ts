@@ -1,3 +1,4 @@
+import { PICKET_VERSION } from '#runtime';
 import { sampleEvent } from '../../../../../test/support/notify-kit.js';
 import { TEST_MONITOR_ID, type NotificationEvent } from '../notification-event.js';
 
@@ -6,6 +7,12 @@ import { TEST_MONITOR_ID, type NotificationEvent } from '../notification-event.j
  * `sampleEvent()` of test/support/notify-kit.ts, a monitor.down of "API (prod)" at T0 in two
  * failing regions; `testDeps()` and `testContext()` stay there.
  */
+
+/**
+ * What every notification request must carry as `User-Agent` (HTTP channels) or `X-Mailer`
+ * (email): Picket's name and version, never the HTTP library's.
+ */
+export const PICKET_USER_AGENT = `Picket/${PICKET_VERSION}`;
 
 /** 2026-01-01T10:00:00Z in Unix seconds: the sample event's timestamp. */
 export const T0 = sampleEvent().timestamp;

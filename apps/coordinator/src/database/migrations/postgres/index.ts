@@ -10,6 +10,8 @@ import { MonitorListIndexes1764700000000 } from './1764700000000-monitor-list-in
 import { CheckResultKey1764800000000 } from './1764800000000-check-result-key.js';
 import { MonitorLastChecked1764900000000 } from './1764900000000-monitor-last-checked.js';
 import { CoordinatorMode1765000000000 } from './1765000000000-coordinator-mode.js';
+import { AbuseLimits1765200000000 } from './1765200000000-abuse-limits.js';
+import { DeliveryLogContact1765400000000 } from './1765400000000-delivery-log-contact.js';
 
 /** Reviewed PostgreSQL migrations, oldest first; the same list in ../sqlite (docs/decisions/0015-two-migration-sets.md). */
 export const POSTGRES_MIGRATIONS = [
@@ -25,4 +27,6 @@ export const POSTGRES_MIGRATIONS = [
   CheckResultKey1764800000000,
   MonitorLastChecked1764900000000,
   CoordinatorMode1765000000000,
+  AbuseLimits1765200000000,
+  DeliveryLogContact1765400000000,
 ];

@@ -5,7 +5,7 @@ import { sampleEvent, testContext, testDeps } from '../../../../../../test/suppo
 import { DEFAULT_ENDPOINTS } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
 import type { NotificationEvent } from '../../notification-event.js';
-import { INCIDENT_EVENTS, NOW } from '../notifier-test-kit.js';
+import { INCIDENT_EVENTS, NOW, PICKET_USER_AGENT } from '../notifier-test-kit.js';
 import { createAlertingNotifier } from './alerting.notifier.js';
 import { FakeOpsgenie, OPSGENIE_FAKE_RETRY_AFTER_S, type OpsgenieMode } from './opsgenie.fake.js';
 
@@ -64,6 +64,7 @@ describe('alerting notifier (Opsgenie Alert API v2)', () => {
     expect(create?.method).toBe('POST');
     expect(create?.url).toBe('/v2/alerts');
     expect(create?.headers.authorization).toBe(`GenieKey ${API_KEY}`);
+    expect(create?.headers['user-agent']).toBe(PICKET_USER_AGENT);
     expect(create?.headers['content-type']).toBe('application/json');
     expect(create?.json).toEqual({
       message: 'DOWN: API (prod), HTTP 503',

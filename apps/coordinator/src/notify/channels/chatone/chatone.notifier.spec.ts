@@ -7,7 +7,7 @@ import { sampleEvent, testContext, testDeps } from '../../../../../../test/suppo
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryClass } from '../../notifier.js';
-import { eventOf, NOW } from '../notifier-test-kit.js';
+import { eventOf, NOW, PICKET_USER_AGENT } from '../notifier-test-kit.js';
 import { createChatoneNotifier, type SlackMessage } from './chatone.notifier.js';
 
 // ---- the fake Slack incoming webhook ------------------------------------------------------
@@ -169,6 +169,7 @@ const deliver = (event: NotificationEvent, now = () => Date.now()) =>
   createChatoneNotifier(deps).deliver(contact(), event, testContext(now));
 const sent = () => {
   expect(receiver.requests).toHaveLength(1);
+  expect(receiver.requests[0]!.headers['user-agent']).toBe(PICKET_USER_AGENT);
   return receiver.requests[0]!.json as SlackMessage;
 };
 const mrkdwnTexts = (message: SlackMessage) =>

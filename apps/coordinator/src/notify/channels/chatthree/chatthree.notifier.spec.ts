@@ -8,7 +8,7 @@ import { sampleEvent, testContext, testDeps } from '../../../../../../test/suppo
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryClass } from '../../notifier.js';
-import { eventOf, NOW, T0 } from '../notifier-test-kit.js';
+import { eventOf, NOW, PICKET_USER_AGENT, T0 } from '../notifier-test-kit.js';
 import { type AdaptiveCard, createChatthreeNotifier, TEAMS_LIMITS, type TeamsMessage } from './chatthree.notifier.js';
 
 /**
@@ -186,6 +186,7 @@ const deliver = (event: NotificationEvent, now = () => T0 * 1000) =>
   createChatthreeNotifier(deps).deliver(contact(), event, testContext(now));
 const card = () => {
   expect(receiver.requests).toHaveLength(1);
+  expect(receiver.requests[0]!.headers['user-agent']).toBe(PICKET_USER_AGENT);
   return (receiver.requests[0]!.json as TeamsMessage).attachments[0].content;
 };
 const texts = (c: AdaptiveCard) => c.body.flatMap((e) => (e.type === 'TextBlock' ? [e.text] : []));

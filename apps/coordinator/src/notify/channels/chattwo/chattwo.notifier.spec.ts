@@ -7,7 +7,7 @@ import { sampleEvent, testContext, testDeps } from '../../../../../../test/suppo
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryClass } from '../../notifier.js';
-import { eventOf, T0 } from '../notifier-test-kit.js';
+import { eventOf, PICKET_USER_AGENT, T0 } from '../notifier-test-kit.js';
 import { createChattwoNotifier, DISCORD_COLORS, type DiscordMessage, waitUrl } from './chattwo.notifier.js';
 
 // ---- the fake Discord webhook --------------------------------------------------------------
@@ -133,6 +133,7 @@ const deliver = (event: NotificationEvent, query = '') =>
   );
 const sent = () => {
   expect(receiver.requests).toHaveLength(1);
+  expect(receiver.requests[0]!.headers['user-agent']).toBe(PICKET_USER_AGENT);
   return receiver.requests[0]!.json as DiscordMessage;
 };
 

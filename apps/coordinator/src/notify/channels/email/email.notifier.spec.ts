@@ -6,7 +6,7 @@ import { testPki } from '../../../../../../test/support/tls.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome } from '../../notifier.js';
-import { eventOf } from '../notifier-test-kit.js';
+import { eventOf, PICKET_USER_AGENT } from '../notifier-test-kit.js';
 import {
   createEmailNotifier,
   emailSubject,
@@ -207,6 +207,7 @@ describe('email notifier', () => {
     expect(lines).toContain(`Message-ID: ${DOWN_ID}`);
     expect(lines).toContain('Auto-Submitted: auto-generated');
     expect(lines).toContain('X-Auto-Response-Suppress: OOF, AutoReply');
+    expect(lines).toContain(`X-Mailer: ${PICKET_USER_AGENT}`);
     expect(lines).toContain('From: Picket <picket@example.com>');
     expect(lines).toContain('To: ops@example.com');
     expect(header(mail.raw, 'In-Reply-To')).toBeUndefined();

@@ -8,6 +8,7 @@ import {
 import { rootCertificates } from 'node:tls';
 import type { ChannelDetails } from '../../../contacts/channels.js';
 import { safeTarget } from '../../message-parts.js';
+import { NOTIFY_USER_AGENT } from '../../http-sender.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryClass, DeliveryOutcome, Notifier } from '../../notifier.js';
@@ -67,6 +68,7 @@ export function createEmailNotifier(deps: NotifierDeps): EmailNotifier {
           messageId: message.messageId,
           ...(message.inReplyTo ? { inReplyTo: message.inReplyTo, references: [message.inReplyTo] } : {}),
           headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'OOF, AutoReply' },
+          xMailer: NOTIFY_USER_AGENT,
           date: new Date(context.now()),
           disableFileAccess: true,
           disableUrlAccess: true,

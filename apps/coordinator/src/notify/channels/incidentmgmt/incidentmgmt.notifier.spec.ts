@@ -4,7 +4,7 @@ import { FakeReceiver } from '../../../../../../test/support/fake-receiver.js';
 import { sampleEvent, testContext, testDeps } from '../../../../../../test/support/notify-kit.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
 import type { NotificationEvent } from '../../notification-event.js';
-import { INCIDENT_EVENTS, NOW } from '../notifier-test-kit.js';
+import { INCIDENT_EVENTS, NOW, PICKET_USER_AGENT } from '../notifier-test-kit.js';
 import { FakeIncidentIo, INCIDENTIO_FAKE_RETRY_AFTER_MS, type IncidentIoMode } from './incidentio.fake.js';
 import { createIncidentmgmtNotifier } from './incidentmgmt.notifier.js';
 
@@ -57,6 +57,7 @@ describe('incidentmgmt notifier (incident.io HTTP alert source)', () => {
     expect(firing?.method).toBe('POST');
     expect(firing?.url).toBe(`/v2/alert_events/http/${fake.configId}`);
     expect(firing?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(firing?.headers['user-agent']).toBe(PICKET_USER_AGENT);
     expect(firing?.headers['content-type']).toBe('application/json');
     expect(firing?.json).toEqual({
       title: 'API (prod) is DOWN',

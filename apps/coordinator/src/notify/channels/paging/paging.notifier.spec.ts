@@ -5,7 +5,7 @@ import { sampleEvent, testContext, testDeps } from '../../../../../../test/suppo
 import { DEFAULT_ENDPOINTS, type NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
 import type { NotificationEvent } from '../../notification-event.js';
-import { INCIDENT_EVENTS, NOW } from '../notifier-test-kit.js';
+import { INCIDENT_EVENTS, NOW, PICKET_USER_AGENT } from '../notifier-test-kit.js';
 import { FakePagerDuty, type PagerDutyMode } from './pagerduty.fake.js';
 import { createPagingNotifier, PAGERDUTY_MIN_BACKOFF_MS } from './paging.notifier.js';
 
@@ -71,6 +71,7 @@ describe('paging notifier (PagerDuty Events API v2)', () => {
     expect(trigger?.method).toBe('POST');
     expect(trigger?.url).toBe('/v2/enqueue');
     expect(trigger?.headers.authorization).toBeUndefined();
+    expect(trigger?.headers['user-agent']).toBe(PICKET_USER_AGENT);
     expect(trigger?.headers['content-type']).toBe('application/json');
     expect(trigger?.json).toEqual({
       routing_key: KEY,

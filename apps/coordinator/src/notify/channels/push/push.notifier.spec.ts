@@ -7,7 +7,7 @@ import { sampleEvent, testContext, testDeps } from '../../../../../../test/suppo
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps, VapidKeys } from '../../notifier-deps.js';
 import type { DeliveryOutcome } from '../../notifier.js';
-import { eventOf, T0 } from '../notifier-test-kit.js';
+import { eventOf, PICKET_USER_AGENT, T0 } from '../notifier-test-kit.js';
 import { createPushNotifier, MAX_PUSH_PAYLOAD_BYTES, pushClass, pushPayload } from './push.notifier.js';
 import { generateVapidKeys } from './vapid.js';
 
@@ -112,6 +112,7 @@ describe('push notifier', () => {
     expect(request.url).toBe('/wpush/v2/subscription-abc');
     expect(request.headers.ttl).toBe('86400');
     expect(request.headers.urgency).toBe('high');
+    expect(request.headers['user-agent']).toBe(PICKET_USER_AGENT);
     expect(request.headers.topic).toBe(`monitor-${MONITOR}`);
     expect(request.headers['content-encoding']).toBe('aes128gcm');
     expect(request.headers['content-type']).toBe('application/octet-stream');

@@ -7,7 +7,7 @@ import { HttpSender } from '../../http-sender.js';
 import { DEFAULT_ENDPOINTS } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
 import type { NotificationEvent } from '../../notification-event.js';
-import { INCIDENT_EVENTS, NOW } from '../notifier-test-kit.js';
+import { INCIDENT_EVENTS, NOW, PICKET_USER_AGENT } from '../notifier-test-kit.js';
 import { createTicketingNotifier, zendeskBase } from './ticketing.notifier.js';
 import { FakeZendesk, ZENDESK_FAKE_RETRY_AFTER_S, type ZendeskMode } from './zendesk.fake.js';
 
@@ -77,6 +77,7 @@ describe('ticketing notifier (Zendesk Tickets API)', () => {
     expect(post?.method).toBe('POST');
     expect(post?.url).toBe('/api/v2/tickets');
     expect(post?.headers.authorization).toBe(`Basic ${BASIC}`);
+    expect(post?.headers['user-agent']).toBe(PICKET_USER_AGENT);
     expect(post?.headers['content-type']).toBe('application/json');
     expect(post?.headers.accept).toBe('application/json');
     expect(post?.headers['idempotency-key']).toBe('6650a1f0c2e4b0a1b2c3d4e5-6650a1f0c2e4b0a1b2c3d4e6-open');

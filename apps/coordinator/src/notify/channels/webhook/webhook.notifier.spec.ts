@@ -10,7 +10,7 @@ import { HttpSender } from '../../http-sender.js';
 import { NOTIFICATION_EVENTS, TEST_MONITOR_ID, type NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryClass, DeliveryOutcome } from '../../notifier.js';
-import { eventOf, NOW, T0 } from '../notifier-test-kit.js';
+import { eventOf, NOW, PICKET_USER_AGENT, T0 } from '../notifier-test-kit.js';
 import { createWebhookNotifier, WEBHOOK_LIMITS, webhookBody as webhookBodyOf } from './webhook.notifier.js';
 
 // ---- the fake receiver: Picket's contract as a receiver checks it ------------------------
@@ -175,6 +175,7 @@ describe('webhook notifier: the happy path', () => {
     const request = onlyRequest();
     expect(request.url).toBe(`/signed/hook?token=${URL_TOKEN}`);
     expect(request.headers['webhook-id']).toBe('msg_6650a1f0c2e4b0a1b2c3d4e7');
+    expect(request.headers['user-agent']).toBe(PICKET_USER_AGENT);
   });
 
   it('renders each event with its own fields', async () => {
