@@ -615,6 +615,11 @@ describe('OpenAPI document', () => {
     try {
       expectCode(await call(a, 'POST', `/api/monitors/${monitor.id}/pause`), 200);
       expectCode(await call(a, 'POST', `/api/monitors/${monitor.id}/resume`), 402, 'SUBSCRIPTION_NOT_ACTIVE');
+      expectCode(
+        await call(a, 'POST', '/api/monitors', { json: monitorBody({ name: 'Not while inactive' }) }),
+        402,
+        'SUBSCRIPTION_NOT_ACTIVE',
+      );
       expect((await call(a, 'GET', `/api/monitors/${monitor.id}`)).body.data.active).toBe(false);
       const account = await call(a, 'GET', '/api/account');
       expect(account.body.data.subscription_status).toBe('inactive');

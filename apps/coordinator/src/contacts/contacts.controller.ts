@@ -58,7 +58,7 @@ export class ContactsController {
       `${REDACTED}. Read-only channels (push) cannot be created (422).`,
     body: { schema: 'ContactCreate', required: true, description: 'The new contact.' },
     success: { description: 'The created contact.', schema: 'ContactResponse' },
-    errors: ['VALIDATION_ERROR'],
+    errors: ['VALIDATION_ERROR', 'QUOTA_EXCEEDED'],
   })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     return { status: 'ok', contact: await this.contacts.create(principal.accountId, body) };

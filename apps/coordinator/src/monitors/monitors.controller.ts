@@ -53,7 +53,7 @@ export class MonitorsController {
     summary: 'Create a monitor',
     body: { schema: 'MonitorCreate', required: true, description: 'The new monitor.' },
     success: { description: 'The created monitor, last_status pending.', schema: 'MonitorResponse' },
-    errors: ['VALIDATION_ERROR'],
+    errors: ['VALIDATION_ERROR', 'SUBSCRIPTION_NOT_ACTIVE', 'QUOTA_EXCEEDED'],
   })
   async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateMonitorDto) {
     return { status: 'ok', data: await this.monitors.create(principal.accountId, dto) };

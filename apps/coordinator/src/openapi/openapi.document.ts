@@ -36,7 +36,7 @@ const ERROR_CODES: { readonly [K in ErrorCode]: string } = {
   CONTACT_TEST_FAILED:
     'The test notification was not delivered; `message` names the class (retry, disable, bug, config) and a short reason.',
   QUOTA_EXCEEDED: 'The account already has as many monitors or contacts as its quota allows.',
-  SUBSCRIPTION_NOT_ACTIVE: 'The account subscription is not active; the monitor stays paused.',
+  SUBSCRIPTION_NOT_ACTIVE: 'The account subscription is not active: monitors can be neither created nor resumed.',
   RATE_LIMIT_EXCEEDED: 'The rate-limit budget is spent.',
   SERVICE_UNAVAILABLE: 'A dependency (the database) is unavailable; retry after `Retry-After` seconds.',
   INTERNAL_ERROR: 'A bug on the server side; the body carries no internal detail.',
