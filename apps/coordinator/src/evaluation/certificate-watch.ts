@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '#runtime';
-import { CERTIFICATE_WARNING_DAYS, OutboxService } from '../notify/outbox.service.js';
+import { crossedWarnings, OutboxService } from '../notify/outbox.service.js';
 
 /**
  * Certificate warnings at 14 days and 1 day before notAfter (docs/decisions/0005-checks-and-status.md):
@@ -20,7 +20,7 @@ export class CertificateWatch {
   /** A result of `monitorId` showed a certificate valid until `notAfter` (Unix s). */
   async observe(monitorId: string, notAfter: number): Promise<void> {
     const now = Math.floor(this.clock.now() / 1000);
-    const due = CERTIFICATE_WARNING_DAYS.filter((days) => notAfter > now && notAfter - now <= days * 86_400);
+    const due = crossedWarnings(notAfter, now);
     const key = (days: number) => `${monitorId}:${notAfter}:${days}`;
     if (due.every((days) => this.recorded.has(key(days)))) return;
     await this.outbox.recordCertificate(monitorId, notAfter);

@@ -14,6 +14,11 @@ import { CertificateAlertEntity } from './notification.entity.js';
 /** Thresholds of certificate warnings, in days before notAfter (docs/decisions/0005-checks-and-status.md). */
 export const CERTIFICATE_WARNING_DAYS = [14, 1] as const;
 
+/** The warning thresholds (days) a certificate valid until `notAfter` has crossed at `now` (Unix s). */
+export function crossedWarnings(notAfter: number, now: number): number[] {
+  return CERTIFICATE_WARNING_DAYS.filter((days) => notAfter > now && notAfter - now <= days * 86_400);
+}
+
 type Listener = () => void;
 
 /** What a queued notification tells, besides its monitor and event type. */
@@ -61,7 +66,7 @@ export class OutboxService {
    */
   async recordCertificate(monitorId: string, notAfter: number): Promise<number[]> {
     const now = Math.floor(this.clock.now() / 1000);
-    const due = CERTIFICATE_WARNING_DAYS.filter((days) => notAfter > now && notAfter - now <= days * 86_400);
+    const due = crossedWarnings(notAfter, now);
     if (due.length === 0) return [];
     let recorded: number[] = [];
     const written = await this.db.transaction(async (m) => {
