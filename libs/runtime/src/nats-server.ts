@@ -65,16 +65,20 @@ export class NatsLinkServer extends ServerNats {
   }
 
   /**
-   * A request (a message with a reply subject) whose handler exists is answered on a short path:
-   * the handler Nest built (pipes, interceptors, exception filters and the processing hooks all
-   * apply) is awaited and its value sent as it is, without Nest's per-reply stream machinery
-   * (rxjs pipeline and a next-tick queue), which cost an agent a third more CPU per check
-   * (docs/benchmarks.md). Events, and requests for an unknown pattern, take Nest's own path.
+   * Events (no reply subject) take Nest's own path. A request is answered on a short path: the
+   * handler Nest built (pipes, interceptors, exception filters and the processing hooks all
+   * apply) is awaited and its value sent as plain JSON, without Nest's per-reply stream machinery
+   * (an rxjs pipeline and a next-tick queue), which cost an agent 8–60 % more CPU per check
+   * (docs/benchmarks.md). A request for a pattern without a handler is logged, unanswered.
    */
   override async handleMessage(channel: string, natsMsg: Msg): Promise<void> {
-    const handler = this.getHandlerByPattern(channel);
-    if (!natsMsg.reply || !handler || handler.isEventHandler) {
+    if (!natsMsg.reply) {
       await super.handleMessage(channel, natsMsg);
+      return;
+    }
+    const handler = this.getHandlerByPattern(channel);
+    if (!handler) {
+      this.natsLog.error(`no handler for requests on ${natsMsg.subject} (pattern ${channel})`);
       return;
     }
     const context = new NatsContext([natsMsg.subject, natsMsg.headers]);
