@@ -2,6 +2,7 @@ import { adversityBench } from './adversity.js';
 import { agentBench } from './agent.js';
 import { detectionBench } from './detection.js';
 import { ingestBench } from './ingest.js';
+import { intakeBench } from './intake.js';
 import { probeBench, probeMaxBench } from './probe.js';
 import { scaleBench } from './scale.js';
 import { schedulingBench } from './scheduling.js';
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'probe-max': probeMaxBench,
   scale: scaleBench,
   agent: agentBench,
+  intake: intakeBench,
 };
 
 const name = process.argv[2] ?? '';

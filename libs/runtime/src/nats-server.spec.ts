@@ -84,6 +84,21 @@ describeWithNats('NatsLinkServer (@nestjs/microservices over a NatsLink, plain J
     }
   });
 
+  it("looks a request pattern's handler up once, not per message (Nest's lookup throws per plain pattern)", async () => {
+    await start();
+    const lookups: string[] = [];
+    const lookup = server.getHandlerByPattern.bind(server);
+    server.getHandlerByPattern = (pattern: string) => {
+      lookups.push(pattern);
+      return lookup(pattern);
+    };
+    for (let n = 0; n < 3; n++) {
+      const reply = await client!.request(`${prefix}.echo.a`, JSON.stringify(n), { timeout: 2000 });
+      expect(reply.json()).toEqual({ echoed: n });
+    }
+    expect(lookups).toEqual(['echo']);
+  });
+
   it('delivers events without a reply, and hands a payload that is not JSON as NOT_JSON, unanswered', async () => {
     await start();
     client!.publish(`${prefix}.note`, JSON.stringify({ hello: 'world' }));

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Deserializer, IncomingEvent, IncomingRequest } from '@nestjs/microservices';
+import type { Deserializer, IncomingEvent, IncomingRequest, MessageHandler } from '@nestjs/microservices';
 import { NatsContext, ServerNats } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -48,6 +48,7 @@ export class NatsLinkServer extends ServerNats {
   private subs: Subscription[] = [];
   private taking = true;
   private stopped: Promise<void> | null = null;
+  private readonly requestHandlers = new Map<string, MessageHandler>();
 
   constructor(
     private readonly link: NatsLink,
@@ -76,7 +77,7 @@ export class NatsLinkServer extends ServerNats {
       await super.handleMessage(channel, natsMsg);
       return;
     }
-    const handler = this.getHandlerByPattern(channel);
+    const handler = this.requestHandler(channel);
     if (!handler) {
       this.natsLog.error(`no handler for requests on ${natsMsg.subject} (pattern ${channel})`);
       return;
@@ -99,6 +100,19 @@ export class NatsLinkServer extends ServerNats {
       }
     }) as unknown as Promise<void> | undefined;
     await processing;
+  }
+
+  /**
+   * The handler of a request pattern, looked up once: Nest's lookup first tries the pattern as
+   * JSON, which throws (and builds a stack trace) for every plain pattern such as `probe`; that
+   * alone was most of the handler path's cost per message (docs/benchmarks.md).
+   */
+  private requestHandler(pattern: string): MessageHandler | null {
+    const known = this.requestHandlers.get(pattern);
+    if (known) return known;
+    const handler = this.getHandlerByPattern(pattern);
+    if (handler) this.requestHandlers.set(pattern, handler);
+    return handler;
   }
 
   /** Takes no new messages: subscriptions drain (messages delivered are still handled); the link stays up. */
