@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { checkIdOf, type MonitorType, type ProbeRequest, type RegionId, type SettingsByType } from '#contracts';
+import type { Prober, ProberTable } from '#probes';
+import {
+  checkIdOf,
+  MONITOR_TYPES,
+  type MonitorType,
+  type ProbeRequest,
+  type RegionId,
+  type SettingsByType,
+} from '#contracts';
 
 export interface ProbeSlot {
   /** Default: a fresh random id. */
@@ -33,4 +41,14 @@ export function probeRequest<T extends MonitorType>(
     settings,
     timeout_ms: slot.timeoutMs ?? 5000,
   };
+}
+
+/**
+ * A prober table in which only `type` has a prober (the one under test); every other type's
+ * prober throws, so a test that reaches it fails.
+ */
+export function tableWithOnly<K extends MonitorType>(type: K, prober: Prober<K>): ProberTable {
+  const unused = (): Promise<never> => Promise.reject(new Error('not under test'));
+  const table = Object.fromEntries(MONITOR_TYPES.map((t) => [t, unused]));
+  return { ...table, [type]: prober } as unknown as ProberTable;
 }

@@ -17,8 +17,8 @@ interface Example<K extends MonitorType> {
   minimal: Record<string, unknown>;
   /** What that is stored as. */
   stored: SettingsByType[K];
-  /** A target of this type written as an IP literal, and the address it names. */
-  literal: [url: string, address: string];
+  /** A target of this type written as an IP literal and the address it names; or one the type refuses. */
+  literal: [url: string, address: string] | { refused: string };
   /** A target of this type written as a host name. */
   named: string;
 }
@@ -43,15 +43,21 @@ const EXAMPLES: { readonly [K in MonitorType]: Example<K> } = {
     literal: ['ping://169.254.169.254', '169.254.169.254'],
     named: 'ping://example.com',
   },
+  dns: {
+    minimal: { url: 'dns://example.com' },
+    stored: { url: 'dns://example.com', record_type: 'A' },
+    literal: { refused: 'dns://192.0.2.1' },
+    named: 'dns://example.com',
+  },
 };
 
 const SettingsDto = typeKeyedSettingsDto('TestSettingsDto');
 
 describe('the monitor type table', () => {
   it('lists the types in table order', () => {
-    expect(MONITOR_TYPES).toEqual(['https', 'tcp', 'ping']);
+    expect(MONITOR_TYPES).toEqual(['https', 'tcp', 'ping', 'dns']);
     expect(MONITOR_TYPES.every(isMonitorType)).toBe(true);
-    expect(['dns', 'toString', '__proto__', 'HTTPS', 1].some(isMonitorType)).toBe(false);
+    expect(['heartbeat', 'toString', '__proto__', 'HTTPS', 1].some(isMonitorType)).toBe(false);
   });
 
   describe.each(MONITOR_TYPES.map((type) => [type]))('%s', (type) => {
@@ -86,9 +92,13 @@ describe('the monitor type table', () => {
       expect(checkInput(dto, {}).problems).toEqual([{ field: 'url', message: 'is required' }]);
     });
 
-    it('names the IP literal of a target, and none for a host name', () => {
-      const [url, address] = example.literal;
-      expect(literalAddressOf(url)).toBe(address);
+    it('names the IP literal of a target (or refuses one), and none for a host name', () => {
+      if (Array.isArray(example.literal)) {
+        const [url, address] = example.literal;
+        expect(literalAddressOf(url)).toBe(address);
+      } else {
+        expect(MONITOR_TYPE_TABLE[type].parseTarget(example.literal.refused).ok).toBe(false);
+      }
       expect(literalAddressOf(example.named)).toBeNull();
     });
   });
@@ -199,9 +209,9 @@ describe('https request_headers: framing, hop-by-hop and pseudo-headers', () => 
 
 describe('type-keyed settings', () => {
   it('checks each type key as an object and refuses keys that are no type', () => {
-    const { problems } = checkInput(SettingsDto, { https: 5, tcp: null, dns: {} }, 'settings');
+    const { problems } = checkInput(SettingsDto, { https: 5, tcp: null, gopher: {} }, 'settings');
     expect(problems).toEqual([
-      { field: 'settings.dns', message: 'is not a known field' },
+      { field: 'settings.gopher', message: 'is not a known field' },
       { field: 'settings.https', message: 'must be an object' },
       { field: 'settings.tcp', message: 'must not be null' },
     ]);

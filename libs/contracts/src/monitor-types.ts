@@ -1,9 +1,11 @@
 import type { MonitorTypeDefinition } from './monitor-types/definition.js';
+import { dnsType } from './monitor-types/dns.js';
 import { httpsType } from './monitor-types/https.js';
 import { pingType } from './monitor-types/ping.js';
 import { tcpType } from './monitor-types/tcp.js';
 
 export * from './monitor-types/definition.js';
+export * from './monitor-types/dns.js';
 export * from './monitor-types/https.js';
 export * from './monitor-types/ping.js';
 export * from './monitor-types/tcp.js';
@@ -19,6 +21,7 @@ const DEFINITIONS = {
   https: httpsType,
   tcp: tcpType,
   ping: pingType,
+  dns: dnsType,
 };
 
 export type MonitorType = keyof typeof DEFINITIONS;

@@ -10,6 +10,7 @@ import { systemClock } from '#runtime';
 import { createHttpsProber, type HttpsProberOptions } from './https.prober.js';
 import type { ProbeContext, ProberTable, ProbeOutcome } from './prober.js';
 import { runProbe } from './run-probe.js';
+import { tableWithOnly } from '../../../test/support/probe-request.js';
 
 // ---- certificates -------------------------------------------------------------------------
 
@@ -280,10 +281,7 @@ function probe(
 }
 
 function tableWith(https: ProberTable['https']): ProberTable {
-  const unused = async (): Promise<never> => {
-    throw new Error('not under test');
-  };
-  return { https, tcp: unused, ping: unused };
+  return tableWithOnly('https', https);
 }
 
 function requestFor(settings: HttpsSettings, timeoutMs: number): ProbeRequest {

@@ -1,3 +1,4 @@
+export * from './dns.prober.js';
 export * from './executor.js';
 export * from './https.prober.js';
 export * from './icmp-pinger.js';

@@ -7,6 +7,7 @@ import { createPingProber } from './ping.prober.js';
 import type { ProbeContext, Prober, ProberTable } from './prober.js';
 import { echoReplyTo, FakeRawSocketModule, unreachableFor } from './raw-socket.fake.js';
 import { runProbe } from './run-probe.js';
+import { tableWithOnly } from '../../../test/support/probe-request.js';
 
 // ---- helpers ------------------------------------------------------------------------------------
 
@@ -41,10 +42,7 @@ function context(signal = new AbortController().signal): ProbeContext {
 }
 
 function table(ping: Prober<'ping'>): ProberTable {
-  const unused = async (): Promise<never> => {
-    throw new Error('not under test');
-  };
-  return { https: unused, tcp: unused, ping };
+  return tableWithOnly('ping', ping);
 }
 
 function request(url: string, timeoutMs: number): ProbeRequest<'ping'> {

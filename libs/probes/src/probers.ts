@@ -1,4 +1,5 @@
 import { guardedLookup, type Egress } from '#runtime';
+import { createDnsProber } from './dns.prober.js';
 import { createHttpsProber, type HttpsProberOptions } from './https.prober.js';
 import type { IcmpPinger } from './icmp-pinger.js';
 import { createPingProber } from './ping.prober.js';
@@ -23,5 +24,6 @@ export function createProberTable(deps: ProberDependencies): ProberTable {
     https: createHttpsProber({ ...deps.https, lookup, egress }),
     tcp: createTcpProber({ lookup, egress }),
     ping: createPingProber(deps.pinger, { lookup, egress }),
+    dns: createDnsProber({ egress }),
   };
 }

@@ -6,6 +6,7 @@ import type { ProbeRequest, TcpSettings } from '#contracts';
 import { systemClock } from '#runtime';
 import type { ProbeContext, ProberTable } from './prober.js';
 import { runProbe } from './run-probe.js';
+import { tableWithOnly } from '../../../test/support/probe-request.js';
 import { createTcpProber } from './tcp.prober.js';
 
 // ---- helpers ------------------------------------------------------------------------------------
@@ -43,10 +44,7 @@ function context(signal = new AbortController().signal): ProbeContext {
 }
 
 function table(): ProberTable {
-  const unused = async (): Promise<never> => {
-    throw new Error('not under test');
-  };
-  return { https: unused, ping: unused, tcp: prober };
+  return tableWithOnly('tcp', prober);
 }
 
 function request(url: string, timeoutMs: number): ProbeRequest<'tcp'> {

@@ -217,6 +217,20 @@ const SETTINGS_DOCS: {
   },
   tcp: { description: 'TCP connect check.', fields: {} },
   ping: { description: 'ICMP ping check.', fields: {} },
+  dns: {
+    description: "DNS check: one query for the name's records of one type, from each region.",
+    fields: {
+      record_type: { default: 'A', description: 'The record type asked for. Always returned.' },
+      resolver: {
+        description: "The resolver to ask; the agent's system resolver when absent. Returned only when set.",
+      },
+      expected: {
+        description:
+          'Values that must all be among the answers (names without case or trailing dot; MX, CAA and SOA ' +
+          'answers also match by exchange, value and primary name server). Returned only when set.',
+      },
+    },
+  },
 };
 
 /** The request_headers checker's own description (the headers it refuses). */
