@@ -166,13 +166,35 @@ describe('https request_headers: framing, hop-by-hop and pseudo-headers', () => 
   });
 
   it('takes one Host naming a host, with an optional port, and refuses a second or a malformed one', () => {
-    for (const host of ['status.example.com', 'api.example.com:8443', '203.0.113.7', '[2001:db8::1]:80', 'intranet']) {
+    for (const host of [
+      'status.example.com',
+      'api.example.com:8443',
+      '203.0.113.7',
+      '[2001:db8::1]:80',
+      '[::1]',
+      'intranet',
+      'example.com.',
+    ]) {
       expect(problemsOf(`Host: ${host}`)).toEqual([]);
     }
     expect(problemsOf('Host: a.example\nX-A: 1\nhost: b.example')).toEqual([
       { field, message: 'line 3: Host may be given only once' },
     ]);
-    for (const host of ['a.example, b.example', 'a.example/path', 'user@a.example', 'a.example:99999', '', 'a b']) {
+    for (const host of [
+      'a.example, b.example',
+      'a.example/path',
+      'a.example,b.example',
+      'user@a.example',
+      'a.example:99999',
+      'a.example:0',
+      '',
+      'a b',
+      '[:::]',
+      '[::1',
+      '999.1.1.1',
+      'bücher.example',
+      '-a.example',
+    ]) {
       expect(problemsOf(`Host: ${host}`)).toEqual([
         { field, message: 'line 1: Host must be a host name or IP address with an optional port' },
       ]);

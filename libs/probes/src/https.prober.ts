@@ -15,7 +15,7 @@ import got, {
 } from 'got';
 import {
   type FailurePhase,
-  FORBIDDEN_REQUEST_HEADERS,
+  isSendableHeaderName,
   HTTPS_LIMITS,
   type HttpsSettings,
   isHostHeaderValue,
@@ -240,9 +240,6 @@ function ownHeaderNames(headers: Headers): string[] {
   return Object.keys(headers).filter((name) => name !== 'user-agent');
 }
 
-/** An RFC 9110 token: what a header name must be (a pseudo-header's leading colon is not). */
-const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
-
 /**
  * Lower-cased request headers: our User-Agent unless the monitor sets one; repeated names are all
  * sent. Validation refuses framing, hop-by-hop and pseudo-headers and a second or malformed Host
@@ -254,7 +251,7 @@ function requestHeaders(lines: string | undefined): Headers {
   const given = new Map<string, string[]>();
   for (const [name, value] of parseHeaderLines(lines)) {
     const key = name.toLowerCase();
-    if (!HEADER_TOKEN.test(key) || FORBIDDEN_REQUEST_HEADERS.has(key)) continue;
+    if (!isSendableHeaderName(key)) continue;
     given.set(key, [...(given.get(key) ?? []), value]);
   }
   const host = given.get('host');

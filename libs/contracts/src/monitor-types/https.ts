@@ -1,6 +1,6 @@
 import { isIPv4 } from 'node:net';
 import { boolean, type Checker, described, Field, oneOf, text } from '#validation';
-import { MAX_URL_LENGTH, parseHttpUrl, schemePattern } from '../targets.js';
+import { classifyHost, MAX_URL_LENGTH, parseHttpUrl, schemePattern } from '../targets.js';
 import { defineMonitorType, targetChecker } from './definition.js';
 
 /**
@@ -106,23 +106,27 @@ export const FORBIDDEN_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'expect',
 ]);
 
-/** A Host value: a DNS name, IPv4 or bracketed IPv6 address, with an optional port; nothing else. */
-const HOST_VALUE =
-  /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?)(?::(\d{1,5}))?$/;
-
-/** Whether `value` may be sent as the Host header (one name or address, a port up to 65535). */
+/**
+ * A `Host` header value: a host as targets allow it (an ASCII DNS name, IPv4 or bracketed IPv6,
+ * judged by classifyHost) with an optional port 1..65535; nothing else.
+ */
 export function isHostHeaderValue(value: string): boolean {
-  // 253 characters of name (or a bracketed IPv6 address), a colon and a port.
-  const match = value.length <= 261 ? HOST_VALUE.exec(value) : null;
-  return match !== null && (match[1] === undefined || Number(match[1]) <= 65535);
+  if (value.length > 261) return false;
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/.exec(value);
+  if (!match) return false;
+  const port = match[2] === undefined ? 1 : Number(match[2]);
+  return port >= 1 && port <= 65535 && classifyHost(match[1] ?? '').ok;
 }
 
 /**
- * Newline-separated `Name: value` lines; names are RFC 9110 tokens, values have no controls.
- * Framing and hop-by-hop headers (FORBIDDEN_REQUEST_HEADERS) and HTTP/2 pseudo-headers are
- * refused; Host is allowed once, as a host name or address with an optional port (a virtual host
- * on the target's address: the egress policy judges the address dialled, never Host).
+ * Whether a monitor's request header of this name may be sent: an RFC 9110 token that is not a
+ * framing or hop-by-hop header (Picket frames the request and manages the connection). The
+ * checker below refuses the others on save; the prober drops them whatever arrives.
  */
+export function isSendableHeaderName(name: string): boolean {
+  return HEADER_NAME.test(name) && !FORBIDDEN_REQUEST_HEADERS.has(name.toLowerCase());
+}
+
 export const requestHeaders: Checker = described(
   (value) => {
     const basic = text({ max: HTTPS_LIMITS.requestHeadersLength, multiline: true })(value);
