@@ -110,7 +110,11 @@ const GLOBAL_UNICAST_V6 = list([], ['2000::/3']);
  */
 const TUNNELS_V6 = list([], ['2002::/16', '2001::/32']);
 
-function ipv6Words(address: string): number[] | null {
+/**
+ * The eight 16-bit words of an IPv6 address already known to be one (isIPv6; no zone), an
+ * IPv4 tail converted; null when they do not add up to eight.
+ */
+export function ipv6Words(address: string): number[] | null {
   let text = address.toLowerCase();
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (v4?.[1]) {
@@ -127,7 +131,8 @@ function ipv6Words(address: string): number[] | null {
   return words.length === 8 && words.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffff) ? words : null;
 }
 
-const v4From = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+/** The dotted IPv4 address of two 16-bit words. */
+export const v4From = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
 
 /**
  * The IPv4 address an IPv6 address carries, when it is one of the forms that reach an IPv4
