@@ -891,10 +891,11 @@ describe('OpenAPI document', () => {
   // ---- public status pages -------------------------------------------------------------
 
   /** A GET with any headers, Host included (fetch will not send another Host). */
-  function rawGet(path: string, headers: Record<string, string>): Promise<ApiResponse> {
+  /** A GET with these headers, from this loopback address (the server sees it as the client's). */
+  function rawGet(path: string, headers: Record<string, string>, from = '127.0.0.1'): Promise<ApiResponse> {
     const { port } = new URL(coordinator.baseUrl);
     return new Promise((resolve, reject) => {
-      httpRequest({ host: '127.0.0.1', port, path, headers }, (res) => {
+      httpRequest({ host: '127.0.0.1', port, path, headers, localAddress: from }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
@@ -944,6 +945,25 @@ describe('OpenAPI document', () => {
         conform('GET', path, res);
         expect(res.status).toBe(status);
       }
+    }
+
+    // Wrong credentials from one address until its failure budget is spent: then the documented 429.
+    const guesser = '127.0.0.66';
+    const wrong = { authorization: `Basic ${Buffer.from('viewer:guess').toString('base64')}` };
+    let last: ApiResponse | null = null;
+    for (let attempt = 0; attempt < 200 && last?.status !== 429; attempt++) {
+      last = await rawGet(`/status/${locked.id as string}.json`, wrong, guesser);
+    }
+    expect(last?.status).toBe(429);
+    for (const path of [`/status/${locked.id as string}`, `/status/${locked.id as string}.json`]) {
+      const res = await rawGet(path, basic, guesser);
+      conform('GET', path, res);
+      expect(res.status).toBe(429);
+    }
+    for (const path of ['/', '/index.json']) {
+      const res = await rawGet(path, { host: 'locked.openapi.example', ...wrong }, guesser);
+      conform('GET', path, res);
+      expect(res.status).toBe(429);
     }
   });
 

@@ -10,6 +10,7 @@ import { dtoSchema } from '#validation';
 import { API_KEY_PATTERN } from '../auth/api-key.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { httpStatusOf, type ErrorCode } from '../errors.js';
+import { API_ALLOWED_HEADERS, API_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS, corsPolicyOf } from '../http/cors.js';
 import { MAX_BODY_BYTES } from '../http/json-body.js';
 import type { DeclaredRoute, HttpMethod } from '../http/routes.js';
 import { errorEnvelope, operationDeclarations, type OperationDeclaration, type Schema } from './api-operation.js';
@@ -60,6 +61,32 @@ const rateLimitHeaders = (required: boolean): Record<string, Schema> => {
     },
   };
 };
+
+/**
+ * The CORS headers of a successful answer on a documented path (docs/decisions/0017-http-edge-hardening.md):
+ * the public status JSON is readable from any origin, `/api` from CORS_ORIGINS only.
+ */
+function corsHeadersOf(path: string): Record<string, Schema> {
+  const policy = corsPolicyOf(path);
+  if (policy === 'public') {
+    return {
+      'Access-Control-Allow-Origin': {
+        required: true,
+        description: 'Any origin may read the page (never with credentials).',
+        schema: { const: '*' },
+      },
+    };
+  }
+  if (policy !== 'api') return {};
+  const when = " Sent when the request's `Origin` is one of CORS_ORIGINS (none by default).";
+  return {
+    'Access-Control-Allow-Origin': { description: `The request's own origin.${when}`, schema: { type: 'string' } },
+    'Access-Control-Expose-Headers': {
+      description: `The headers a cross-origin caller may read.${when}`,
+      schema: { const: API_EXPOSED_HEADERS.join(', ') },
+    },
+  };
+}
 
 const ERROR_HEADERS: { readonly [K in ErrorCode]?: Readonly<Record<string, Schema>> } = {
   UNAUTHORIZED: { 'WWW-Authenticate': { required: true, schema: { const: 'Bearer' } } },
@@ -189,10 +216,14 @@ function operation(route: DeclaredRoute, declaration: OperationDeclaration, erro
   const where = `${route.method.toUpperCase()} ${route.path}`;
   if (route.access === undefined) throw new Error(`${where} declares no permission`);
   const { success } = declaration;
+  const headers = {
+    ...(route.access === 'public' ? {} : rateLimitHeaders(true)),
+    ...corsHeadersOf(declaration.path ?? route.path),
+  };
   const responses: Record<string, Schema> = {
     [route.status]: {
       description: success.description,
-      ...(route.access === 'public' ? {} : { headers: rateLimitHeaders(true) }),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
       ...(success.schema || success.text
         ? {
             content: {
@@ -265,6 +296,7 @@ Picket's REST API: uptime monitors, the contacts they notify and the incidents t
 - Success: \`{"status":"ok", ...}\`. Monitors and incidents answer under \`data\` (lists: \`data.monitors\` / \`data.incidents\` + \`data.pagination\`); contacts use top-level \`contacts\` + \`pagination\` or \`contact\` (reactivate: \`data.contact\`; test: \`data.message\`). Creates answer 201, deletes 204 with no body.
 - Errors: \`{"status":"error","error":{"code","message","details"?}}\`; \`details\` comes with VALIDATION_ERROR only, listing every problem. An unknown path gets 404 NOT_FOUND; a known path with another method gets 405 METHOD_NOT_ALLOWED with \`Allow\` (responses NotFound and MethodNotAllowed).
 - Request bodies refuse unknown fields (422) but ignore a resource's read-only fields, so a GET body can be sent back.
+- Cross-origin reads: the public status JSON from any origin; \`/api\` only from the origins of CORS_ORIGINS (none by default), never with credentials. A preflight (\`OPTIONS\` with \`Origin\` and \`Access-Control-Request-Method\`) on such a path is answered 204 with \`Access-Control-Allow-Methods\`, \`Access-Control-Allow-Headers\` (${API_ALLOWED_HEADERS.join(', ')} for \`/api\`) and \`Access-Control-Max-Age: ${CORS_MAX_AGE_SECONDS}\`.
 `.trim();
 
 export type OpenApiDocument = Readonly<Record<string, unknown>>;

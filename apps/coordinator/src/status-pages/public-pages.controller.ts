@@ -33,6 +33,24 @@ function acceptsGzip(header: string | undefined): boolean {
 const HTML_BODY: Schema = { 'text/html': { schema: { type: 'string' } } };
 
 /** The OpenAPI operation of a public page: HTML or JSON, by id or by the custom domain. */
+const WHOLE_SECONDS = { type: 'string', pattern: '^\\d+$' } as const;
+
+/** The headers of a throttled basic-auth attempt (the failure budget's, docs/decisions/0018-abuse-limits-and-quotas.md). */
+const PAGE_THROTTLE_HEADERS = {
+  'Retry-After': {
+    required: true,
+    description: 'Whole seconds until the next attempt is taken.',
+    schema: WHOLE_SECONDS,
+  },
+  'X-RateLimit-Limit': { required: true, description: 'Failed attempts allowed per address.', schema: WHOLE_SECONDS },
+  'X-RateLimit-Remaining': { required: true, description: 'Failed attempts left (0).', schema: WHOLE_SECONDS },
+  'X-RateLimit-Reset': {
+    required: true,
+    description: 'Unix seconds when the budget is full again.',
+    schema: WHOLE_SECONDS,
+  },
+};
+
 function pageOperation(path: string, operationId: string, json: boolean): MethodDecorator {
   const byId = path.includes('{id}');
   return ApiOperation({
@@ -63,6 +81,13 @@ function pageOperation(path: string, operationId: string, json: boolean): Method
           },
         },
         content: json ? { 'application/json': { schema: errorEnvelope(['UNAUTHORIZED']) } } : HTML_BODY,
+      },
+      429: {
+        description:
+          'Too many wrong basic-auth credentials from this client address: every attempt is refused, the right one ' +
+          `too, until the budget is earned back${json ? ' (RATE_LIMIT_EXCEEDED)' : ''}.`,
+        headers: PAGE_THROTTLE_HEADERS,
+        content: json ? { 'application/json': { schema: errorEnvelope(['RATE_LIMIT_EXCEEDED']) } } : HTML_BODY,
       },
       404: {
         description:
