@@ -312,6 +312,13 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
         request_body: '{"ping":true}\n',
         response_body: '"status":"ok"',
         follow_redirect: false,
+        response_body_absent: 'maintenance',
+        json_assertions: [
+          { path: '$.status', op: 'eq', value: 'ok' },
+          { path: '$.checks[*]', op: 'exists' },
+          { path: '$.build', op: 'eq', value: { sha: 'abc', dirty: false } },
+        ],
+        ignore_tls_errors: true,
       };
       const m = await createMonitor(client, { settings: { https } });
       expect(m.settings).toStrictEqual({ https });
@@ -357,6 +364,11 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
       ['follow_redirect', 'yes'],
       ['follow_redirect', 1],
       ['check_certificate_expiration', 'true'],
+      ['response_body_absent', ''],
+      ['json_assertions', [{ path: 'status', op: 'eq', value: 'ok' }]],
+      ['json_assertions', [{ path: '$.a', op: 'lt', value: 'ten' }]],
+      ['json_assertions', { path: '$.a', op: 'exists' }],
+      ['ignore_tls_errors', 'false'],
     ])('refuses %s = %j', async (field, value) => {
       const res = await client.post(
         '/api/monitors',

@@ -113,6 +113,9 @@ describe('https settings', () => {
 
   it('keeps check_certificate_expiration when given and every optional field that is set, in a fixed order', () => {
     const stored = store({
+      ignore_tls_errors: true,
+      json_assertions: [{ path: '$.ok', op: 'eq', value: true }],
+      response_body_absent: 'error',
       follow_redirect: true,
       response_body: 'ok',
       request_body: '{}',
@@ -132,6 +135,52 @@ describe('https settings', () => {
       check_certificate_expiration: false,
       follow_redirect: false,
     });
+  });
+});
+
+describe('https json_assertions', () => {
+  const problemsOf = (json_assertions: unknown) =>
+    checkInput(SettingsDto, { https: { url: 'https://example.com', json_assertions } }, 'settings').problems;
+  const field = 'settings.https.json_assertions';
+
+  it('takes up to ten assertions with an RFC 9535 path, an operator and a value of the right kind', () => {
+    expect(
+      problemsOf([
+        { path: '$.status', op: 'eq', value: 'ok' },
+        { path: '$.items[*].price', op: 'lt', value: 10.5 },
+        { path: "$..[?@.name == 'db'].healthy", op: 'eq', value: true },
+        { path: '$.tags', op: 'contains', value: { nested: [1, null] } },
+        { path: '$.a', op: 'ne', value: null },
+        { path: '$.a', op: 'exists' },
+        { path: '$.a', op: 'exists', value: false },
+        { path: '$["odd key"]', op: 'gt', value: -1 },
+      ]),
+    ).toEqual([]);
+  });
+
+  it.each([
+    [{ path: '$.a', op: 'eq' }, 'item 0: value is required with eq'],
+    [{ path: '$.a', op: 'lt', value: '10' }, 'item 0: value of lt must be a number'],
+    [{ path: '$.a', op: 'exists', value: 'yes' }, 'item 0: value of exists must be true or false'],
+    [{ path: '$.a', op: 'matches', value: 'x' }, 'item 0: op must be one of: eq, ne, contains, lt, gt, exists'],
+    [{ path: 5, op: 'eq', value: 1 }, 'item 0: path must be a string'],
+    [{ path: '$.a', op: 'eq', value: 1, extra: true }, 'item 0: has an unknown field "extra"'],
+    [{ path: '$.a', op: 'eq', value: 'x'.repeat(1001) }, 'item 0: value must be at most 1000 characters as JSON'],
+    [{ path: `$.${'a'.repeat(500)}`, op: 'exists' }, 'item 0: path must be at most 500 characters long'],
+    ['$.a', 'item 0: must be an object with path, op and value'],
+  ])('refuses %j', (assertion, message) => {
+    expect(problemsOf([assertion])).toEqual([{ field, message }]);
+  });
+
+  it.each(['a.b', '$.', '$[?@.a >]', '$..', "$['unclosed", '$.a[01]'])('refuses the JSONPath %j', (path) => {
+    const [problem] = problemsOf([{ path, op: 'exists' }]);
+    expect(problem?.field).toBe(field);
+    expect(problem?.message).toMatch(/^item 0: path is not a valid JSONPath \(RFC 9535\): /);
+  });
+
+  it('takes at most ten', () => {
+    const eleven = Array.from({ length: 11 }, () => ({ path: '$.a', op: 'exists' }));
+    expect(problemsOf(eleven)).toEqual([{ field, message: 'must contain at most 10 items' }]);
   });
 });
 

@@ -101,6 +101,10 @@ function route(request: IncomingMessage, response: ServerResponse): void {
     case 'ok':
       response.end('hello from the picket tests');
       return;
+    case 'json':
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON_DOCUMENT);
+      return;
     case 'status':
       response.statusCode = Number(second);
       if (response.statusCode >= 300 && response.statusCode < 400) response.setHeader('location', '/ok');
@@ -300,6 +304,18 @@ function requestFor(settings: HttpsSettings, timeoutMs: number): ProbeRequest {
 async function waitFor(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
+
+const JSON_DOCUMENT = JSON.stringify({
+  status: 'ok',
+  version: 'v2.1',
+  uptime: 3600,
+  checks: [
+    { name: 'db', healthy: true, latency_ms: 12 },
+    { name: 'queue', healthy: true, latency_ms: 40 },
+  ],
+  tags: ['eu', 'primary'],
+  maintenance: null,
+});
 
 // ---- tests ---------------------------------------------------------------------------------
 
@@ -563,6 +579,104 @@ describe('https prober: assertions', () => {
     ]) {
       expect(`${name}: ${String(request?.headers[name])}`).toBe(`${name}: undefined`);
     }
+  });
+});
+
+describe('https prober: response_body_absent, json_assertions, ignore_tls_errors', () => {
+  it('is DOWN/assertion when the body contains response_body_absent, UP when it does not', async () => {
+    expect(await probe({ url: `${urls.http}/ok`, response_body_absent: 'maintenance' })).toMatchObject({
+      status: 'up',
+    });
+    expect(await probe({ url: `${urls.http}/ok`, response_body_absent: 'picket tests' })).toMatchObject({
+      status: 'down',
+      phase: 'assertion',
+      error: 'response body contains the text it must not contain',
+      http_status: 200,
+    });
+  });
+
+  it('is UP when every JSON assertion holds', async () => {
+    const outcome = await probe({
+      url: `${urls.https}/json`,
+      json_assertions: [
+        { path: '$.status', op: 'eq', value: 'ok' },
+        { path: '$.checks[*].healthy', op: 'eq', value: true },
+        { path: '$.checks[*].latency_ms', op: 'lt', value: 100 },
+        { path: '$.uptime', op: 'gt', value: 60 },
+        { path: '$.tags', op: 'contains', value: 'primary' },
+        { path: '$.version', op: 'contains', value: 'v2' },
+        { path: '$.status', op: 'ne', value: 'degraded' },
+        { path: "$.checks[?@.name == 'db']", op: 'exists' },
+        { path: '$.error', op: 'exists', value: false },
+      ],
+    });
+    expect(outcome).toMatchObject({ status: 'up', error: null });
+  });
+
+  it('names the failing assertion, its path, what was expected and what was found', async () => {
+    const failing = (json_assertions: HttpsSettings['json_assertions']) =>
+      probe({ url: `${urls.https}/json`, json_assertions });
+    expect(await failing([{ path: '$.status', op: 'eq', value: 'degraded' }])).toMatchObject({
+      status: 'down',
+      phase: 'assertion',
+      error: 'json_assertions[0] $.status eq "degraded": got "ok"',
+      http_status: 200,
+    });
+    expect(
+      await failing([
+        { path: '$.status', op: 'eq', value: 'ok' },
+        { path: '$.checks[*].latency_ms', op: 'lt', value: 20 },
+      ]),
+    ).toMatchObject({ error: 'json_assertions[1] $.checks[*].latency_ms lt 20: got 40' });
+    expect(await failing([{ path: '$.missing', op: 'exists' }])).toMatchObject({
+      error: 'json_assertions[0] $.missing exists: nothing at the path',
+    });
+    expect(await failing([{ path: '$.missing', op: 'eq', value: 1 }])).toMatchObject({
+      error: 'json_assertions[0] $.missing eq 1: nothing at the path',
+    });
+    expect(await failing([{ path: '$.maintenance', op: 'exists', value: false }])).toMatchObject({
+      error: 'json_assertions[0] $.maintenance exists: found null',
+    });
+    expect(await failing([{ path: '$.version', op: 'gt', value: 1 }])).toMatchObject({
+      error: 'json_assertions[0] $.version gt 1: got "v2.1"',
+    });
+  });
+
+  it('is DOWN/assertion when the body is not JSON, or too large to judge', async () => {
+    const assertions: HttpsSettings['json_assertions'] = [{ path: '$.a', op: 'exists' }];
+    expect(await probe({ url: `${urls.http}/ok`, json_assertions: assertions })).toMatchObject({
+      status: 'down',
+      phase: 'assertion',
+      error: 'response body is not JSON (json_assertions)',
+    });
+    const small = createHttpsProber({ lookup: testLookup, maxBodyBytes: 16 });
+    expect(
+      await small(
+        { url: `${urls.http}/json`, check_certificate_expiration: false, json_assertions: assertions },
+        context(),
+      ),
+    ).toMatchObject({
+      status: 'down',
+      phase: 'assertion',
+      error: 'response body is larger than 16 bytes: too large for JSON assertions',
+    });
+  });
+
+  it('with ignore_tls_errors reaches self-signed and expired certificates and still reports their expiry', async () => {
+    // One prober for every check: its verifying client stays as it was.
+    const one = prober();
+    const check = (settings: Partial<HttpsSettings> & { url: string }) =>
+      one({ check_certificate_expiration: true, ...settings }, context());
+    const selfSigned = await check({ url: `${urls.selfSigned}/ok`, ignore_tls_errors: true });
+    expect(selfSigned).toMatchObject({ status: 'up', http_status: 200, cert_not_after: expect.any(Number) });
+    const expired = await check({ url: `${urls.expired}/ok`, ignore_tls_errors: true });
+    expect(expired).toMatchObject({ status: 'up' });
+    expect(expired.cert_not_after! * 1000).toBeLessThan(Date.now());
+    expect(await check({ url: `${urls.selfSigned}/ok` })).toMatchObject({ status: 'down', phase: 'tls' });
+    expect(await check({ url: `${urls.expired}/ok`, ignore_tls_errors: false })).toMatchObject({
+      status: 'down',
+      error: 'certificate has expired',
+    });
   });
 });
 

@@ -18,6 +18,7 @@ import {
   isSendableHeaderName,
   HTTPS_LIMITS,
   type HttpsSettings,
+  type JsonAssertion,
   isHostHeaderValue,
   MAX_ERROR_LENGTH,
   parseHeaderLines,
@@ -27,6 +28,7 @@ import {
 } from '#contracts';
 import { assertEgressLiteral, EGRESS_BLOCKED, egressMessage, PICKET_VERSION, type Egress } from '#runtime';
 import { abortedOutcome, type ProbeContext, type ProbeOutcome, type Prober } from './prober.js';
+import { failedJsonAssertion } from './json-assertions.js';
 import { CONNECT_ERRORS, DNS_ERRORS } from './network-errors.js';
 
 /** How much of a response body is searched for `response_body` unless told otherwise: 1 MiB. */
@@ -67,20 +69,22 @@ export interface HttpsProberOptions {
  * needs no lookup, plain HTTP has no handshake) is left out.
  */
 export function createHttpsProber(options: HttpsProberOptions = {}): Prober<'https'> {
+  const egress = options.egress ?? 'private-allowed';
+  // Built once and shared by every connection: without one, Node builds a context per
+  // connection (0.15 ms of CPU each on the benchmark machine, even with the default roots);
+  // with extra CAs, tens of milliseconds. No `ca`: Node's roots and NODE_EXTRA_CA_CERTS.
+  const secureContext = createSecureContext(
+    options.ca === undefined
+      ? {}
+      : { ca: [...rootCertificates, ...(typeof options.ca === 'string' ? [options.ca] : options.ca)] },
+  );
+  let lenient: Got | null = null;
   const config: ProbeConfig = {
     lookup: options.lookup ?? systemLookup,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    client: probeClient(
-      options.egress ?? 'private-allowed',
-      // Built once and shared by every connection: without one, Node builds a context per
-      // connection (0.15 ms of CPU each on the benchmark machine, even with the default roots);
-      // with extra CAs, tens of milliseconds. No `ca`: Node's roots and NODE_EXTRA_CA_CERTS.
-      createSecureContext(
-        options.ca === undefined
-          ? {}
-          : { ca: [...rootCertificates, ...(typeof options.ca === 'string' ? [options.ca] : options.ca)] },
-      ),
-    ),
+    client: probeClient(egress, secureContext, true),
+    // Only for monitors with ignore_tls_errors, made when the first one is checked.
+    lenientClient: () => (lenient ??= probeClient(egress, secureContext, false)),
   };
   return (settings, context) => probeHttps(settings, context, config);
 }
@@ -89,6 +93,8 @@ interface ProbeConfig {
   lookup: LookupFunction;
   maxBodyBytes: number;
   client: Got;
+  /** The client of `ignore_tls_errors` monitors: certificates are read, not verified. */
+  lenientClient: () => Got;
 }
 
 /** What a check hands its redirect hook (got's per-request `context`). */
@@ -112,19 +118,19 @@ const USER_AGENT = `Picket/${PICKET_VERSION} (uptime monitor)`;
  * by anything got passes down. The resolver is per request (got's `dnsLookup`), because each
  * check times its own lookups.
  */
-function probeClient(egress: Egress, secureContext: SecureContext): Got {
+function probeClient(egress: Egress, secureContext: SecureContext, verify: boolean): Got {
   const checkLiteral = egressLiteralCheck(egress);
   return got.extend({
     agent: {
       http: new HttpAgent({ keepAlive: false }),
       https: new HttpsAgent({
         keepAlive: false,
-        rejectUnauthorized: true,
+        rejectUnauthorized: verify,
         maxCachedSessions: 0,
         secureContext,
       }),
     },
-    https: { rejectUnauthorized: true },
+    https: { rejectUnauthorized: verify },
     maxRedirects: HTTPS_LIMITS.redirects,
     throwHttpErrors: false,
     retry: { limit: 0 },
@@ -157,6 +163,11 @@ function exchange(
   const method = settings.http_method ?? 'GET';
   const ranges = parseStatusRanges(settings.http_statuses);
   const expected = settings.response_body === undefined ? null : Buffer.from(settings.response_body, 'utf8');
+  const absent =
+    settings.response_body_absent === undefined ? null : Buffer.from(settings.response_body_absent, 'utf8');
+  const assertions = settings.json_assertions ?? [];
+  const readsBody = expected !== null || absent !== null || assertions.length > 0;
+  const client = settings.ignore_tls_errors === true ? config.lenientClient() : config.client;
   // HEAD cannot carry a body; GET may (got refuses it unless told).
   const body = method === 'HEAD' ? undefined : settings.request_body;
   const headers = requestHeaders(settings.request_headers);
@@ -178,7 +189,7 @@ function exchange(
       if (method === 'GET') options.allowGetBody = true;
     }
     if (settings.follow_redirect === false) options.followRedirect = false;
-    const stream = config.client.stream(settings.url, options);
+    const stream = client.stream(settings.url, options);
 
     const finish = (outcome: ProbeOutcome | Error): void => {
       if (settled) return;
@@ -202,17 +213,17 @@ function exchange(
       const chunks: Buffer[] = [];
       let received = 0;
       const judge = (truncated: boolean): void => {
-        if (expected !== null && !Buffer.concat(chunks).includes(expected)) {
-          const where = truncated ? ` (searched the first ${config.maxBodyBytes} bytes)` : '';
-          finish(trace.outcome('down', 'assertion', `response body does not contain the expected text${where}`, seen));
-        } else {
-          finish(trace.outcome('up', null, null, seen));
-        }
+        const problem = readsBody
+          ? bodyProblem(Buffer.concat(chunks), { expected, absent, assertions }, truncated ? config.maxBodyBytes : null)
+          : null;
+        finish(
+          problem === null ? trace.outcome('up', null, null, seen) : trace.outcome('down', 'assertion', problem, seen),
+        );
       };
       stream.on('data', (chunk: Buffer) => {
         if (settled) return;
         const room = config.maxBodyBytes - received;
-        if (expected !== null) chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        if (readsBody) chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
         received += chunk.length;
         if (received >= config.maxBodyBytes) judge(true);
       });
@@ -222,6 +233,36 @@ function exchange(
     // got ends the request itself for GET and HEAD; other methods wait for a body to be written.
     if (body === undefined && method !== 'GET' && method !== 'HEAD') stream.end();
   });
+}
+
+interface BodyAssertions {
+  expected: Buffer | null;
+  absent: Buffer | null;
+  assertions: readonly JsonAssertion[];
+}
+
+/**
+ * What is wrong with the body read (at most maxBodyBytes; `cut` is that limit when the body
+ * was longer), or null: `response_body` must appear, `response_body_absent` must not, and the
+ * `json_assertions` need the whole body as JSON (docs/decisions/0025-https-assertions.md).
+ */
+function bodyProblem(
+  body: Buffer,
+  { expected, absent, assertions }: BodyAssertions,
+  cut: number | null,
+): string | null {
+  const where = cut === null ? '' : ` (searched the first ${cut} bytes)`;
+  if (expected !== null && !body.includes(expected)) return `response body does not contain the expected text${where}`;
+  if (absent !== null && body.includes(absent)) return 'response body contains the text it must not contain';
+  if (assertions.length === 0) return null;
+  if (cut !== null) return `response body is larger than ${cut} bytes: too large for JSON assertions`;
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    return 'response body is not JSON (json_assertions)';
+  }
+  return failedJsonAssertion(json, assertions);
 }
 
 /**

@@ -213,6 +213,19 @@ const SETTINGS_DOCS: {
       request_body: { description: 'Request body to send. Returned only when set.' },
       response_body: { description: 'Text the response body must contain. Returned only when set.' },
       follow_redirect: bool(`Follow up to ${HTTPS_LIMITS.redirects} redirects. Returned only when set.`, true),
+      response_body_absent: { description: 'Text the response body must not contain. Returned only when set.' },
+      json_assertions: {
+        description:
+          `Up to ${HTTPS_LIMITS.jsonAssertions} assertions on the JSON response body: each holds when its RFC 9535 ` +
+          'JSONPath selects at least one value and every value selected passes `op` (`exists` with `false`: the ' +
+          'path selects nothing). A failed one turns the check DOWN with phase `assertion`, its error naming the ' +
+          'path, the expected and the found value. Returned only when set.',
+      },
+      ignore_tls_errors: bool(
+        'Accept any certificate (self-signed, private CA, expired, other name); its expiry is still reported. ' +
+          'Returned only when set.',
+        false,
+      ),
     },
   },
   tcp: { description: 'TCP connect check.', fields: {} },

@@ -1,5 +1,6 @@
 import { isIPv4 } from 'node:net';
-import { boolean, type Checker, described, Field, oneOf, text } from '#validation';
+import parseJsonPath from 'jsonpath-rfc9535/parser';
+import { arrayOf, boolean, type Checker, described, Field, isPlainObject, oneOf, text } from '#validation';
 import { classifyHost, MAX_URL_LENGTH, parseHttpUrl, schemePattern } from '../targets.js';
 import { defineMonitorType, targetChecker } from './definition.js';
 
@@ -20,7 +21,26 @@ export interface HttpsSettings {
   request_body?: string;
   response_body?: string;
   follow_redirect?: boolean;
+  response_body_absent?: string;
+  json_assertions?: JsonAssertion[];
+  ignore_tls_errors?: boolean;
 }
+
+export const JSON_ASSERTION_OPS = ['eq', 'ne', 'contains', 'lt', 'gt', 'exists'] as const;
+export type JsonAssertionOp = (typeof JSON_ASSERTION_OPS)[number];
+
+/**
+ * One assertion on a JSON response body (docs/decisions/0025-https-assertions.md): the values an
+ * RFC 9535 JSONPath selects, compared with `value`. `exists` takes no value or a boolean.
+ */
+export interface JsonAssertion {
+  path: string;
+  op: JsonAssertionOp;
+  value?: JsonValue;
+}
+
+/** A value JSON can carry (arrays and objects as `object`: stored settings stay a shallow type). */
+export type JsonValue = string | number | boolean | null | object;
 
 /** The optional HTTPS assertion fields, returned only when set (docs/decisions/0004-monitors.md). */
 export const HTTPS_OPTIONAL_FIELDS = [
@@ -30,6 +50,9 @@ export const HTTPS_OPTIONAL_FIELDS = [
   'request_body',
   'response_body',
   'follow_redirect',
+  'response_body_absent',
+  'json_assertions',
+  'ignore_tls_errors',
 ] as const satisfies readonly (keyof HttpsSettings)[];
 
 /** Bounds of the HTTPS fields, shared by the checkers and the OpenAPI document. */
@@ -42,6 +65,10 @@ export const HTTPS_LIMITS = {
   requestBodyLength: 65536,
   responseBodyLength: 4096,
   redirects: 10,
+  jsonAssertions: 10,
+  jsonPathLength: 500,
+  /** Characters of an assertion's `value` as JSON. */
+  jsonValueLength: 1000,
 } as const;
 
 // ---- checkers -------------------------------------------------------------------------
@@ -167,6 +194,66 @@ export const requestHeaders: Checker = described(
   },
 );
 
+/** Whether a JSONPath expression is valid RFC 9535 (parsed, never evaluated here). */
+function jsonPathProblem(path: string): string | null {
+  try {
+    parseJsonPath(path);
+    return null;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return `is not a valid JSONPath (RFC 9535): ${reason.length > 120 ? `${reason.slice(0, 119)}…` : reason}`;
+  }
+}
+
+function jsonAssertionProblem(value: unknown): string | null {
+  if (!isPlainObject(value)) return 'must be an object with path, op and value';
+  for (const key of Object.keys(value)) {
+    if (!['path', 'op', 'value'].includes(key)) return `has an unknown field "${key}"`;
+  }
+  const { path, op } = value;
+  if (typeof path !== 'string') return 'path must be a string';
+  if (path.length > HTTPS_LIMITS.jsonPathLength)
+    return `path must be at most ${HTTPS_LIMITS.jsonPathLength} characters long`;
+  const pathProblem = jsonPathProblem(path);
+  if (pathProblem) return `path ${pathProblem}`;
+  if (typeof op !== 'string' || !(JSON_ASSERTION_OPS as readonly string[]).includes(op)) {
+    return `op must be one of: ${JSON_ASSERTION_OPS.join(', ')}`;
+  }
+  const given = Object.hasOwn(value, 'value');
+  const operand = value.value;
+  if (op === 'exists') return !given || typeof operand === 'boolean' ? null : 'value of exists must be true or false';
+  if (!given) return `value is required with ${op}`;
+  if ((op === 'lt' || op === 'gt') && (typeof operand !== 'number' || !Number.isFinite(operand))) {
+    return `value of ${op} must be a number`;
+  }
+  if (JSON.stringify(operand).length > HTTPS_LIMITS.jsonValueLength) {
+    return `value must be at most ${HTTPS_LIMITS.jsonValueLength} characters as JSON`;
+  }
+  return null;
+}
+
+export const jsonAssertions: Checker = arrayOf(
+  described(jsonAssertionProblem, {
+    type: 'object',
+    required: ['path', 'op'],
+    additionalProperties: false,
+    properties: {
+      path: {
+        type: 'string',
+        maxLength: HTTPS_LIMITS.jsonPathLength,
+        description: 'An RFC 9535 JSONPath, e.g. `$.status`.',
+      },
+      op: { enum: [...JSON_ASSERTION_OPS] },
+      value: {
+        description:
+          'Any JSON value for eq and ne; a number for lt and gt; a string or an array element for contains; ' +
+          'for exists, true (default) or false. Required except with exists.',
+      },
+    },
+  }),
+  { max: HTTPS_LIMITS.jsonAssertions },
+);
+
 // ---- DTO -----------------------------------------------------------------------------
 
 export class HttpsSettingsDto {
@@ -179,6 +266,10 @@ export class HttpsSettingsDto {
   @Field(text({ max: HTTPS_LIMITS.responseBodyLength, min: 1, multiline: true }), { optional: true })
   response_body?: string;
   @Field(boolean, { optional: true }) follow_redirect?: boolean;
+  @Field(text({ max: HTTPS_LIMITS.responseBodyLength, min: 1, multiline: true }), { optional: true })
+  response_body_absent?: string;
+  @Field(jsonAssertions, { optional: true }) json_assertions?: JsonAssertion[];
+  @Field(boolean, { optional: true }) ignore_tls_errors?: boolean;
 }
 
 // ---- the definition ------------------------------------------------------------------
