@@ -159,6 +159,14 @@ function serverErrors(nc: NatsConnection): string[] {
     });
     expect(result).toMatchObject({ status: 'up', http_status: 200, agent_id: 'secured-agent' });
     await expect(heartbeat).resolves.toMatchObject({ agent_id: 'secured-agent', regions: ['eu-west-1'] });
+
+    // Replica notices: coordinators may both send and hear them.
+    const notice = new Promise<string>((resolve) => {
+      nc.subscribe(subjects.monitorChanged, { max: 1, callback: (_e, msg) => resolve(msg.string()) });
+    });
+    await nc.flush();
+    nc.publish(subjects.monitorChanged, '{"notice":1}');
+    await expect(notice).resolves.toBe('{"notice":1}');
   });
 
   it('refuses a wrong password with a clear reason that does not contain the password', async () => {
