@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
@@ -12,6 +13,7 @@ import { API_KEY_PATTERN } from '../../apps/coordinator/src/auth/api-key.js';
 import { CoordinatorConfig, loadCoordinatorConfig } from '../../apps/coordinator/src/config.js';
 import { deployedNodeOptions } from '../support/deployed-node-options.js';
 import { REPO_ROOT } from '../support/processes.js';
+import { testPki } from '../support/tls.js';
 
 const DEPLOY = join(REPO_ROOT, 'deploy');
 const read = (path: string) => readFileSync(join(DEPLOY, path), 'utf8');
@@ -80,7 +82,7 @@ describe('Kubernetes manifests', () => {
     expect((byKind('StatefulSet')[0] as unknown as StatefulSet).spec?.replicas).toBe(3);
   });
 
-  it('ships no usable bootstrap key: the coordinator refuses the placeholder and says how to generate one', () => {
+  it('ships no usable bootstrap key: the coordinator refuses the placeholder and says how to generate one', async () => {
     const settings = manifests
       .filter(({ file, doc }) => file === 'config.yaml' && (doc.kind === 'Secret' || doc.kind === 'ConfigMap'))
       .map(({ doc }) => (doc.stringData ?? doc.data ?? {}) as Record<string, string>);
@@ -96,10 +98,24 @@ describe('Kubernetes manifests', () => {
     }
     expect(problem).toContain('BOOTSTRAP_API_KEY');
     expect(problem).toContain('openssl rand -hex 32');
-    // What the operator is told to do works: the same settings with a generated key load.
-    expect(() =>
-      loadCoordinatorConfig({ ...env, BOOTSTRAP_API_KEY: `pkt_${randomBytes(32).toString('hex')}` }),
-    ).not.toThrow();
+    // What the operator is told to do works: the same settings with a generated key load, once
+    // the NATS password Secret and the CA file exist (deploy/k8s/nats.yaml says how to make them).
+    const dir = mkdtempSync(join(tmpdir(), 'picket-deploy-'));
+    try {
+      const ca = join(dir, 'ca.crt');
+      writeFileSync(ca, (await testPki()).ca);
+      expect(env.NATS_CA_FILE).toBe('/etc/picket/nats/ca.crt');
+      expect(() =>
+        loadCoordinatorConfig({
+          ...env,
+          BOOTSTRAP_API_KEY: `pkt_${randomBytes(32).toString('hex')}`,
+          NATS_PASSWORD: randomBytes(32).toString('hex'),
+          NATS_CA_FILE: ca,
+        }),
+      ).not.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('sets only documented variables of the app each container runs', () => {
@@ -149,7 +165,10 @@ describe('compose file', () => {
       }
       for (const volume of (service.volumes ?? []) as string[]) {
         const source = volume.split(':')[0] ?? '';
-        if (source.startsWith('./')) expect(() => read(source)).not.toThrow();
+        // deploy/nats/tls/ holds the operator's TLS files (deploy/README.md says how to make them).
+        if (source.startsWith('./nats/tls'))
+          expect(readFileSync(join(DEPLOY, 'README.md'), 'utf8')).toContain('deploy/nats/tls/');
+        else if (source.startsWith('./')) expect(() => read(source)).not.toThrow();
         else expect(Object.keys(compose.volumes as Json)).toContain(source);
       }
       if (service.build) {

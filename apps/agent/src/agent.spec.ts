@@ -31,6 +31,27 @@ describe('agent configuration', () => {
     expect(named).toEqual(['AGENT_HTTP_PORT', 'AGENT_PUBLIC_IPS', 'AGENT_REGIONS', 'NATS_URL']);
   });
 
+  it('takes tls:// and its NATS settings, and refuses half of a pair naming the variables, never the password', () => {
+    expect(
+      loadAgentConfig({ NATS_URL: 'tls://nats.example:4222', NATS_USER: 'agent', NATS_PASSWORD: 'p' }),
+    ).toMatchObject({
+      NATS_URL: 'tls://nats.example:4222',
+      NATS_USER: 'agent',
+    });
+    expect(() => loadAgentConfig({ NATS_URL: 'tls://nats.example:4222', NATS_USER: 'agent' })).toThrow(
+      'NATS_USER and NATS_PASSWORD: set both or neither',
+    );
+    let message = '';
+    try {
+      loadAgentConfig({ NATS_URL: 'tls://agent:hunter2@h:4222', NATS_PASSWORD: 'pa55word', NATS_KEY_FILE: '/k' });
+    } catch (error) {
+      message = String(error);
+    }
+    expect(message).toContain('choose one way to authenticate to NATS');
+    expect(message).toContain('NATS_CERT_FILE and NATS_KEY_FILE: set both or neither');
+    expect(message).not.toMatch(/hunter2|pa55word/);
+  });
+
   it('reads regions, public addresses and limits', () => {
     const config = loadAgentConfig({
       NATS_URL: 'nats://127.0.0.1:4222',

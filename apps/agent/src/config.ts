@@ -8,7 +8,13 @@ import {
   loadEnv,
   LOG_FORMATS,
   LOG_LEVELS,
+  maskNatsServers,
+  NATS_URL_MESSAGE,
+  NATS_URL_PATTERN,
+  natsSecurityProblems,
   NatsEnv,
+  ConfigError,
+  Secret,
   type LogFormat,
   type LogLevel,
 } from '#runtime';
@@ -30,11 +36,13 @@ export class AgentConfig extends NatsEnv {
       .replace(/[^A-Za-z0-9._-]/g, '-')
       .slice(0, 64) || 'agent';
 
-  /** NATS server(s), comma-separated: where probe work arrives. Required. */
+  /**
+   * NATS server(s), comma-separated: where probe work arrives. Required. `tls://` turns TLS on;
+   * `nats://user:pass@host` and `nats://token@host` authenticate (docs/decisions/0019-securing-nats.md).
+   */
   @Expose()
-  @Matches(/^nats:\/\/[^,\s]+(,\s*nats:\/\/[^,\s]+)*$/, {
-    message: 'must be nats://host:port (comma-separated for a cluster)',
-  })
+  @Matches(NATS_URL_PATTERN, { message: NATS_URL_MESSAGE })
+  @Secret(maskNatsServers)
   NATS_URL!: string;
 
   /** Prefix of the NATS subjects; the same on coordinators and agents (default `picket`). */
@@ -95,5 +103,8 @@ export class AgentConfig extends NatsEnv {
 }
 
 export function loadAgentConfig(env: Readonly<Record<string, string | undefined>>): AgentConfig {
-  return loadEnv(AgentConfig, env);
+  const config = loadEnv(AgentConfig, env);
+  const problems = natsSecurityProblems(config);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
 }

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { NatsLink } from '#runtime';
+import { NatsLink, natsSecurityOf } from '#runtime';
 import type { AgentConfig } from './config.js';
 
 /** The agent's one NATS link (probe work, replies, heartbeats); never null: NATS_URL is required. */
@@ -20,6 +20,6 @@ export function createAgentNatsLink(config: AgentConfig, onGiveUp: (message: str
       warn: (m) => logger.warn(m),
       error: (m) => logger.error(m),
     },
-    { connectTimeoutSeconds: config.NATS_CONNECT_TIMEOUT_SECONDS, onGiveUp },
+    { connectTimeoutSeconds: config.NATS_CONNECT_TIMEOUT_SECONDS, onGiveUp, security: natsSecurityOf(config) },
   );
 }

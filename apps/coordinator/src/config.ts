@@ -4,7 +4,19 @@ import type { SecureContextOptions } from 'node:tls';
 import { Expose, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
-import { ConfigError, digitsToInt, loadEnv, NatsEnv, LOG_LEVELS, type LogLevel } from '#runtime';
+import {
+  ConfigError,
+  digitsToInt,
+  loadEnv,
+  maskNatsServers,
+  NATS_URL_MESSAGE,
+  NATS_URL_PATTERN,
+  natsSecurityProblems,
+  NatsEnv,
+  LOG_LEVELS,
+  Secret,
+  type LogLevel,
+} from '#runtime';
 import { bootstrapKeyProblem } from './config/api-key-pattern.js';
 import { parseCheckerAddresses, type ConfiguredAddresses } from './config/checker-addresses.js';
 import { parseCorsOrigins } from './config/cors-origins.js';
@@ -102,13 +114,13 @@ export class CoordinatorConfig extends NatsEnv {
 
   /**
    * NATS server(s), comma-separated. Set: checks go to regional agents over NATS. Unset
-   * (embedded mode): this process checks every region itself.
+   * (embedded mode): this process checks every region itself. `tls://` turns TLS on;
+   * `nats://user:pass@host` and `nats://token@host` authenticate (docs/decisions/0019-securing-nats.md).
    */
   @Expose()
   @IsOptional()
-  @Matches(/^nats:\/\/[^,\s]+(,\s*nats:\/\/[^,\s]+)*$/, {
-    message: 'must be nats://host:port (comma-separated for a cluster)',
-  })
+  @Matches(NATS_URL_PATTERN, { message: NATS_URL_MESSAGE })
+  @Secret(maskNatsServers)
   NATS_URL?: string;
 
   /** Prefix of the NATS subjects; the same on coordinators and agents (default `picket`). */
@@ -333,6 +345,8 @@ export function loadCoordinatorConfig(env: Readonly<Record<string, string | unde
       `HTTP_HEADERS_TIMEOUT_SECONDS (${config.HTTP_HEADERS_TIMEOUT_SECONDS}) may not exceed HTTP_REQUEST_TIMEOUT_SECONDS (${config.HTTP_REQUEST_TIMEOUT_SECONDS})`,
     ]);
   }
+  const natsProblems = natsSecurityProblems(config);
+  if (natsProblems.length > 0) throw new ConfigError(natsProblems);
   try {
     void config.tls; // unreadable or mismatched files stop the process at boot
   } catch (error) {

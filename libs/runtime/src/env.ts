@@ -24,12 +24,37 @@ export function loadEnv<T extends object>(cls: new () => T, env: Readonly<Record
   if (errors.length > 0) {
     throw new ConfigError(
       errors.map((e) => {
-        const shown = plain[e.property] === undefined ? 'unset' : JSON.stringify(plain[e.property]);
+        const value = plain[e.property];
+        const mask = secretMask(instance, e.property);
+        const shown = value === undefined ? 'unset' : JSON.stringify(mask ? mask(value) : value);
         return `${e.property} (${shown}): ${Object.values(e.constraints ?? {}).join('; ')}`;
       }),
     );
   }
   return instance;
+}
+
+const SECRET_MASKS = new WeakMap<object, Map<string, (value: string) => string>>();
+
+/**
+ * Marks a configuration property whose value must never be shown: a refusal names the variable
+ * and shows `mask(value)` (by default `(hidden)`) instead of the value. For URLs that may hold a
+ * password, `mask` keeps the rest readable (docs/decisions/0019-securing-nats.md).
+ */
+export function Secret(mask: (value: string) => string = () => '(hidden)'): PropertyDecorator {
+  return (target, property) => {
+    let own = SECRET_MASKS.get(target);
+    if (!own) SECRET_MASKS.set(target, (own = new Map<string, (value: string) => string>()));
+    own.set(String(property), mask);
+  };
+}
+
+function secretMask(instance: object, property: string): ((value: string) => string) | undefined {
+  for (let p = Object.getPrototypeOf(instance) as object | null; p; p = Object.getPrototypeOf(p) as object | null) {
+    const mask = SECRET_MASKS.get(p)?.get(property);
+    if (mask) return mask;
+  }
+  return undefined;
 }
 
 /** The environment variables a configuration class reads: every validated property (deployment files are checked against it). */

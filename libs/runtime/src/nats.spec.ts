@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort, natsServerBinary, PrivateNats } from '../../../test/support/faults.js';
 import { waitFor } from '../../../test/support/wait.js';
-import { maskNatsServers, NatsLink, type NatsLinkOptions } from './nats.js';
+import { maskNatsServers, natsClientOptions, NatsLink, urlCredentials, type NatsLinkOptions } from './nats.js';
 
 describe('maskNatsServers', () => {
   it.each([
@@ -20,6 +20,53 @@ describe('maskNatsServers', () => {
     ],
   ])('%s → %s', (servers, masked) => {
     expect(maskNatsServers(servers)).toBe(masked);
+  });
+});
+
+describe('natsClientOptions (docs/decisions/0019-securing-nats.md)', () => {
+  it.each([
+    ['plain nats:// stays as it was', 'nats://127.0.0.1:4222', {}, { servers: ['nats://127.0.0.1:4222'] }],
+    [
+      'a user and password in the URL',
+      'nats://picket:p%40ss@h:4222, nats://h2:4222',
+      {},
+      { servers: ['nats://h:4222', 'nats://h2:4222'], user: 'picket', pass: 'p@ss' },
+    ],
+    ['a token in the URL', 'nats://s3cr3t@h:4222', {}, { servers: ['nats://h:4222'], token: 's3cr3t' }],
+    ['tls:// turns TLS on', 'tls://h:4222,tls://h2:4222', {}, { servers: ['tls://h:4222', 'tls://h2:4222'], tls: {} }],
+    [
+      'a CA file turns TLS on for nats://',
+      'nats://h:4222',
+      { caFile: '/ca.crt' },
+      { servers: ['nats://h:4222'], tls: { caFile: '/ca.crt' } },
+    ],
+    [
+      'a client certificate turns TLS on',
+      'nats://h:4222',
+      { certFile: '/c.crt', keyFile: '/c.key' },
+      { servers: ['nats://h:4222'], tls: { certFile: '/c.crt', keyFile: '/c.key' } },
+    ],
+    [
+      'NATS_USER/NATS_PASSWORD',
+      'tls://h:4222',
+      { user: 'agent', pass: 'x', caFile: '/ca.crt' },
+      { servers: ['tls://h:4222'], user: 'agent', pass: 'x', tls: { caFile: '/ca.crt' } },
+    ],
+    ['NATS_TOKEN', 'nats://h:4222', { token: 't' }, { servers: ['nats://h:4222'], token: 't' }],
+  ] as const)('%s', (_name, servers, security, expected) => {
+    expect(natsClientOptions(servers, security)).toEqual(expected);
+  });
+
+  it('signs with the creds file through an authenticator, read when the client connects', () => {
+    const options = natsClientOptions('tls://h:4222', { credsFile: '/nonexistent/user.creds' });
+    expect(options).toMatchObject({ servers: ['tls://h:4222'], tls: {} });
+    expect(typeof options.authenticator).toBe('function');
+    expect(() => (options.authenticator as (nonce?: string) => unknown)('nonce')).toThrow(/ENOENT/);
+  });
+
+  it('reads the credentials of the first entry that has any', () => {
+    expect(urlCredentials('nats://h1:4222,nats://a:b@h2:4222,nats://t@h3')).toEqual({ user: 'a', pass: 'b' });
+    expect(urlCredentials('nats://h1:4222')).toEqual({});
   });
 });
 

@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
 import {
   connect,
+  credsAuthenticator,
+  nkeyAuthenticator,
+  type Authenticator,
   type NatsConnection,
   type NodeConnectionOptions,
   type Status,
@@ -46,12 +50,17 @@ const DRAIN_BOUND_MS = 5000;
  * each failure, disconnect and reconnect. Blocks until connected: for tests and tools that need
  * a connection before they can do anything. The apps use NatsLink itself, which never blocks.
  */
-export function connectNats(servers: string, name: string, logger: NatsLogger): Promise<NatsConnection> {
+export function connectNats(
+  servers: string,
+  name: string,
+  logger: NatsLogger,
+  security?: NatsSecurity,
+): Promise<NatsConnection> {
   const link = new NatsLink(
     servers,
     name,
     { ...logger, error: (m) => logger.warn(m) },
-    { connectTimeoutSeconds: 0, onGiveUp: () => undefined },
+    { connectTimeoutSeconds: 0, onGiveUp: () => undefined, security },
   );
   link.start();
   return link.whenConnected();
@@ -64,6 +73,27 @@ export interface NatsLinkOptions {
   connectTimeoutSeconds: number;
   /** Called once when the first connection could not be made in time (the link is closed by then). */
   onGiveUp(message: string): void;
+  /** Credentials and TLS files besides those in the URL (the NATS_* variables, natsSecurityOf). */
+  security?: NatsSecurity;
+}
+
+/**
+ * How a link authenticates and what it trusts, besides what the server URLs say
+ * (docs/decisions/0019-securing-nats.md). At most one way to authenticate; the configuration
+ * refuses more. Files are named, not read here: the client reads them at every (re)connection,
+ * so a rotated certificate or creds file is used from the next reconnection on.
+ */
+export interface NatsSecurity {
+  user?: string;
+  pass?: string;
+  token?: string;
+  /** An NKey/JWT `.creds` file, or a file holding only an NKey user seed (`SU…`). */
+  credsFile?: string;
+  /** PEM CA bundle the server's certificate must chain to (default: the system's CAs). */
+  caFile?: string;
+  /** PEM client certificate and its key, for servers that verify clients. */
+  certFile?: string;
+  keyFile?: string;
 }
 
 /**
@@ -198,7 +228,7 @@ export class NatsLink {
       let nc: NatsConnection;
       try {
         nc = await connect({
-          ...serverOptions(this.servers),
+          ...natsClientOptions(this.servers, this.options.security),
           name: this.name,
           timeout: ATTEMPT_TIMEOUT_MS,
           ...CLIENT_OPTIONS,
@@ -346,32 +376,70 @@ export function maskNatsServers(servers: string): string {
     .join(', ');
 }
 
+type ClientSecurityOptions = Pick<
+  NodeConnectionOptions,
+  'servers' | 'user' | 'pass' | 'token' | 'authenticator' | 'tls'
+>;
+
 /**
- * The client's `servers` and credentials. nats.js ignores credentials in a server URL (it keeps
- * only host and port), so `nats://user:pass@host` or `nats://token@host` are turned into its
- * user/pass or token options: the first entry that has any speaks for the whole list (one
- * client authenticates one way).
+ * The client's `servers`, credentials and TLS. nats.js ignores credentials in a server URL (it
+ * keeps only host and port), so `nats://user:pass@host` or `nats://token@host` are turned into
+ * its user/pass or token options: the first entry that has any speaks for the whole list (one
+ * client authenticates one way). nats.js also ignores the `tls://` scheme: TLS is required here
+ * (the `tls` option) when an entry says `tls://` or a CA or client certificate is given; without
+ * it the client still upgrades when the server asks for TLS, but then trusts only the system's CAs.
  */
-function serverOptions(servers: string): Pick<NodeConnectionOptions, 'servers' | 'user' | 'pass' | 'token'> {
-  let credentials: Pick<NodeConnectionOptions, 'user' | 'pass' | 'token'> = {};
-  let found = false;
-  const plain = splitServers(servers).map((server) =>
-    server.replace(USERINFO, (_all, scheme: string | undefined, userinfo: string) => {
-      if (!found) {
-        found = true;
-        const colon = userinfo.indexOf(':');
-        credentials =
-          colon === -1
-            ? { token: decodeURIComponent(userinfo) }
-            : {
-                user: decodeURIComponent(userinfo.slice(0, colon)),
-                pass: decodeURIComponent(userinfo.slice(colon + 1)),
-              };
-      }
-      return scheme ?? '';
-    }),
-  );
-  return { servers: plain, ...credentials };
+export function natsClientOptions(servers: string, security: NatsSecurity = {}): ClientSecurityOptions {
+  const entries = splitServers(servers);
+  const fromUrl = urlCredentials(entries);
+  const plain = entries.map((server) => server.replace(USERINFO, (_all, scheme: string | undefined) => scheme ?? ''));
+  const options: ClientSecurityOptions = { servers: plain };
+  if (security.credsFile) options.authenticator = credsFileAuthenticator(security.credsFile);
+  else if (security.token) options.token = security.token;
+  else if (security.user !== undefined) Object.assign(options, { user: security.user, pass: security.pass ?? '' });
+  else Object.assign(options, fromUrl);
+  const wantsTls = entries.some((server) => /^tls:\/\//i.test(server)) || Boolean(security.caFile ?? security.certFile);
+  if (wantsTls) {
+    options.tls = {
+      ...(security.caFile ? { caFile: security.caFile } : {}),
+      ...(security.certFile ? { certFile: security.certFile, keyFile: security.keyFile } : {}),
+    };
+  }
+  return options;
+}
+
+/** The credentials written in the server URLs (the first entry that has any), decoded. */
+export function urlCredentials(
+  servers: string | readonly string[],
+): Pick<NodeConnectionOptions, 'user' | 'pass' | 'token'> {
+  const entries = typeof servers === 'string' ? splitServers(servers) : servers;
+  for (const server of entries) {
+    const userinfo = USERINFO.exec(server)?.[2];
+    if (userinfo === undefined) continue;
+    const colon = userinfo.indexOf(':');
+    return colon === -1
+      ? { token: decodeURIComponent(userinfo) }
+      : { user: decodeURIComponent(userinfo.slice(0, colon)), pass: decodeURIComponent(userinfo.slice(colon + 1)) };
+  }
+  return {};
+}
+
+/** NKey user seeds: `SU` and base32 (what `nk -gen user` writes). */
+const USER_SEED = /^SU[A-Z2-7]{50,}$/;
+
+/**
+ * Signs the server's challenge with the key in `path`, read at every connection: a `.creds` file
+ * (the user JWT and its NKey seed, decentralised auth) or a bare NKey user seed (an `nkey:` user
+ * in the server's configuration). Throws, naming no secret, when the file holds neither.
+ */
+export function credsFileAuthenticator(path: string): Authenticator {
+  return (nonce?: string) => {
+    const content = readFileSync(path);
+    const text = content.toString('utf8').trim();
+    if (USER_SEED.test(text)) return nkeyAuthenticator(new TextEncoder().encode(text))(nonce);
+    if (text.includes('-----BEGIN NATS USER JWT-----')) return credsAuthenticator(content)(nonce);
+    throw new Error(`${path} holds neither NATS user credentials (.creds) nor an NKey user seed`);
+  };
 }
 
 function splitServers(servers: string): string[] {

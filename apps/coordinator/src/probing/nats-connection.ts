@@ -1,5 +1,5 @@
 import type { DynamicModule, LoggerService } from '@nestjs/common';
-import { NatsLink } from '#runtime';
+import { NatsLink, natsSecurityOf } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 
 // Only types from @nestjs/common here: main.ts imports this file before Nest is loaded (see startNatsLink).
@@ -41,6 +41,7 @@ export function startNatsLink(config: CoordinatorConfig, setup: NatsLinkSetup): 
     },
     {
       connectTimeoutSeconds: config.NATS_CONNECT_TIMEOUT_SECONDS,
+      security: natsSecurityOf(config),
       onGiveUp: (message) => {
         setup.onGiveUp(message);
       },
