@@ -33,6 +33,7 @@ import { loadTlsFiles } from './config/tls-files.js';
 export class CoordinatorConfig extends NatsEnv {
   /** `sqlite:<path>` (embedded default) or `postgres://user@host:port/db`. */
   @Expose()
+  @Secret(maskNatsServers)
   @Matches(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, { message: 'must be sqlite:<path> or postgres://…' })
   DATABASE_URL = 'sqlite:./data/picket.db';
 
@@ -103,6 +104,7 @@ export class CoordinatorConfig extends NatsEnv {
    */
   @Expose()
   @IsOptional()
+  @Secret()
   @ValidateBy({
     name: 'bootstrapApiKey',
     validator: {
@@ -225,6 +227,7 @@ export class CoordinatorConfig extends NatsEnv {
   /** SMTP relay for e-mail contacts: `smtp://user:pass@host:587` (STARTTLS) or `smtps://…:465`. */
   @Expose()
   @IsOptional()
+  @Secret(maskNatsServers)
   @Matches(/^smtps?:\/\/[^\s]+$/, { message: 'must be smtp://user:pass@host:port or smtps://…' })
   SMTP_URL?: string;
 

@@ -362,7 +362,8 @@ export class NatsLink {
 const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)?([^/?#]*)@/i;
 
 /**
- * The server list with credentials masked, for logs and messages: `nats://user:***@host:4222`,
+ * The server list (or any comma-separated URLs: DATABASE_URL, SMTP_URL) with credentials masked,
+ * for logs and messages: `nats://user:***@host:4222`,
  * and a token alone (`nats://token@host`) as `nats://***@host`.
  */
 export function maskNatsServers(servers: string): string {

@@ -55,3 +55,17 @@ describe('coordinator NATS settings', () => {
     );
   });
 });
+
+describe('other settings that carry secrets', () => {
+  it('refuses a bad DATABASE_URL, SMTP_URL or BOOTSTRAP_API_KEY without showing the password or key', () => {
+    const message = refusal({
+      DATABASE_URL: 'mysql://picket:db-hunter2@db.example/picket',
+      SMTP_URL: 'smtp://mailer:smtp-hunter2@mail.example:587 x',
+      BOOTSTRAP_API_KEY: `pkt_${'0'.repeat(64)}`,
+    });
+    expect(message).toContain('DATABASE_URL ("mysql://picket:***@db.example/picket")');
+    expect(message).toContain('SMTP_URL ("smtp://mailer:***@mail.example:587 x")');
+    expect(message).toContain('BOOTSTRAP_API_KEY');
+    expect(message).not.toMatch(/hunter2|0{64}/);
+  });
+});
