@@ -114,7 +114,7 @@ interface Seen {
     writeFileSync(
       join(dir, 'probe.cjs'),
       [
-        "const raw = require(process.argv[2]);",
+        'const raw = require(process.argv[2]);',
         "let icmp = 'open';",
         'try { raw.createSocket({ protocol: raw.Protocol.ICMP }).close(); }',
         "catch (error) { icmp = 'refused: ' + error.message; }",
