@@ -4,6 +4,7 @@ import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../support/processes.js';
 
 /**
@@ -53,6 +54,25 @@ describe('the container images (deploy/docker)', () => {
     // Heap limits as flags: NODE_OPTIONS would be ignored by a node with a file capability.
     expect(stage.some((line) => line.startsWith('ENV NODE_OPTIONS'))).toBe(false);
     expect(stage.at(-1)).toMatch(/^CMD \["node", "--max-old-space-size=\d+", /);
+  });
+
+  it('Kubernetes agents may gain NET_RAW from the file capability, and nothing else', () => {
+    const docs = parseAllDocuments(readFileSync(join(REPO_ROOT, 'deploy/k8s/agents.yaml'), 'utf8')).map(
+      (d) =>
+        d.toJS() as { kind: string; spec?: { template?: { spec?: { containers: { securityContext?: unknown }[] } } } },
+    );
+    const contexts = docs
+      .filter((d) => d.kind === 'Deployment')
+      .flatMap((d) => d.spec?.template?.spec?.containers ?? [])
+      .map((c) => c.securityContext);
+    expect(contexts.length).toBeGreaterThan(0);
+    for (const context of contexts) {
+      // false would set no_new_privs, which voids the file capability (shown below).
+      expect(context).toMatchObject({
+        allowPrivilegeEscalation: true,
+        capabilities: { drop: ['ALL'], add: ['NET_RAW'] },
+      });
+    }
   });
 
   it('package.json keeps supporting Node 20.19 and later', () => {
