@@ -1,6 +1,6 @@
 # The Picket coordinator (REST API, scheduling, evaluation, notifications).
 # Build from the repository root:  docker build -f deploy/docker/coordinator.Dockerfile -t picket-coordinator .
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -8,7 +8,7 @@ RUN npm install --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /opt/picket
 COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules ./node_modules

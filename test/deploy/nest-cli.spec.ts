@@ -93,7 +93,10 @@ describe('nest-cli.json', () => {
       expect(emittedJs(own, source)).toBe(started);
       expect(emittedJs(full, source)).toBe(started);
       expect(read('scripts/picket.mjs')).toContain(`runBuilt('${started}')`);
-      expect(read(`deploy/docker/${name}.Dockerfile`)).toContain(`CMD ["node", "${started}"]`);
+      // Node flags may come first (the agent image's heap limits: test/support/deployed-node-options.ts).
+      expect(read(`deploy/docker/${name}.Dockerfile`)).toMatch(
+        new RegExp(`^CMD \\["node", (?:"--[^"]+", )*"${started}"\\]$`, 'm'),
+      );
       expect(read(`deploy/systemd/picket-${name}.service`)).toContain(`ExecStart=/usr/bin/node /opt/picket/${started}`);
     },
   );

@@ -311,6 +311,16 @@ export class CoordinatorConfig extends NatsEnv {
   @Max(3650)
   RESULTS_RETENTION_DAYS = 30;
 
+  /**
+   * `true`: /metrics also has series per monitor (success and duration of the latest check per
+   * region, certificate expiry, status), labelled only by monitor id, type and region; about
+   * 2 × regions + 2 series per active monitor this replica checks
+   * (docs/decisions/0021-per-monitor-metrics-and-node-24.md). Off by default.
+   */
+  @Expose()
+  @IsIn(['true', 'false'], { message: 'must be true or false' })
+  METRICS_PER_MONITOR: 'true' | 'false' = 'false';
+
   /** The HTTPS options (TLS_CERT_FILE and TLS_KEY_FILE, read now), or undefined for plain HTTP. */
   get tls(): SecureContextOptions | undefined {
     if (!this.TLS_CERT_FILE || !this.TLS_KEY_FILE) return undefined;

@@ -106,13 +106,50 @@ export const METRICS = {
     help: 'Monitor status transitions, by new status.',
     labelNames: ['to'] as const,
   },
+  // Per-monitor series: only with METRICS_PER_MONITOR=true, only for the active monitors this
+  // replica checks (docs/decisions/0021-per-monitor-metrics-and-node-24.md).
+  monitorCheckSuccess: {
+    name: 'picket_monitor_check_success',
+    help: '1 when the latest UP or DOWN result of the monitor from the region was UP, 0 when DOWN; absent after an UNKNOWN or BLOCKED result (METRICS_PER_MONITOR).',
+    labelNames: ['monitor_id', 'type', 'region'] as const,
+  },
+  monitorCheckDuration: {
+    name: 'picket_monitor_check_duration_seconds',
+    help: 'Duration of the latest UP or DOWN check of the monitor from the region; absent after an UNKNOWN or BLOCKED result (METRICS_PER_MONITOR).',
+    labelNames: ['monitor_id', 'type', 'region'] as const,
+  },
+  monitorCertExpiry: {
+    name: 'picket_monitor_cert_expiry_timestamp_seconds',
+    help: 'notAfter (Unix seconds) of the leaf certificate the latest check of the monitor saw, when it checks certificate expiration (METRICS_PER_MONITOR).',
+    labelNames: ['monitor_id', 'type'] as const,
+  },
+  monitorStatus: {
+    name: 'picket_monitor_status',
+    help: "The monitor's status as the API shows it: 0 down, 1 up, 2 pending, 3 unknown (METRICS_PER_MONITOR).",
+    labelNames: ['monitor_id', 'type'] as const,
+  },
 } as const;
 
-/** A registry with the default process metrics (CPU, memory, event loop, handles). */
+/**
+ * prom-client's default metrics that `promtool check metrics` rejects: gauges named like
+ * counters. Each is the sum of the `type`-labelled gauge of the same name without `_total`
+ * (`nodejs_active_handles`, …), which stays, so nothing is lost.
+ */
+export const DROPPED_DEFAULT_METRICS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+] as const;
+
+/**
+ * A registry with the default process metrics (CPU, memory, event loop, handles), less the
+ * ones `promtool check metrics` rejects (DROPPED_DEFAULT_METRICS).
+ */
 export function createRegistry(prefixLabels: Record<string, string> = {}): Registry {
   const registry = new Registry();
   registry.setDefaultLabels(prefixLabels);
   collectDefaultMetrics({ register: registry });
+  for (const name of DROPPED_DEFAULT_METRICS) registry.removeSingleMetric(name);
   return registry;
 }
 

@@ -36,6 +36,7 @@ export class ResultIngest {
     // Stored above either way; only the partition's owner evaluates.
     if (!this.roster.owns(monitor.id)) return;
     this.evidence.record(result);
+    this.metrics.recordMonitorResult(result);
     if (isDecided(result.status)) this.roster.recordChecked(monitor.id, Math.floor(this.clock.now() / 1000));
     if (result.cert_not_after !== null) {
       // A database outage must not keep the result from evaluation; the next check tries again.

@@ -11,6 +11,7 @@ import {
 } from '#runtime';
 import { METRICS_REGISTRY } from '../core.module.js';
 import type { TransportFailure } from '../probing/probe-transport.js';
+import type { MonitorSeriesStore } from './monitor-series.js';
 
 /** The coordinator's Prometheus metrics (names from libs/runtime/src/metrics.ts). */
 @Injectable()
@@ -23,6 +24,8 @@ export class CoordinatorMetrics {
   private readonly lateness;
   private readonly outageDropped;
   private readonly lateResults;
+  /** The per-monitor series, when METRICS_PER_MONITOR=true (MonitorSeries attaches them). */
+  private monitorSeries: MonitorSeriesStore | null = null;
 
   constructor(@Inject(METRICS_REGISTRY) readonly registry: Registry) {
     this.probeDuration = probeDurationHistogram(registry);
@@ -45,6 +48,15 @@ export class CoordinatorMetrics {
     if (result.status === 'unknown' && result.agent_id !== 'coordinator') {
       this.unknownResults.inc({ region: result.region, reason: 'agent' });
     }
+  }
+
+  attachMonitorSeries(store: MonitorSeriesStore): void {
+    this.monitorSeries = store;
+  }
+
+  /** A result of a monitor this replica owns: its per-monitor series, when enabled (a no-op otherwise). */
+  recordMonitorResult(result: ProbeResult): void {
+    this.monitorSeries?.record(result);
   }
 
   recordTransportFailure(failure: TransportFailure, region: RegionId): void {

@@ -21,6 +21,7 @@ import { TransitionsModule } from '../transitions/transitions.module.js';
 import { CheckDispatch } from './check-dispatch.js';
 import { CheckPath } from './check-path.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
+import { MonitorSeries } from '../metrics/monitor-series.js';
 import { MetricsController } from './metrics.controller.js';
 import { MonitorBusController } from './monitor-bus.controller.js';
 import { MonitorBus } from './monitor-bus.js';
@@ -54,6 +55,7 @@ import { createProbeTransport } from './transport.factory.js';
       ) => createProbeTransport({ config, clock, metrics, agents, nats, logger: new Logger() }),
     },
     MonitorRoster,
+    MonitorSeries,
     Confirmations,
     Evidence,
     CertificateWatch,
