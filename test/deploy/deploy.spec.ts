@@ -96,9 +96,17 @@ describe('Kubernetes manifests', () => {
     }
     expect(problem).toContain('BOOTSTRAP_API_KEY');
     expect(problem).toContain('openssl rand -hex 32');
-    // What the operator is told to do works: the same settings with a generated key load.
+    // The same for the key that seals secrets at rest (docs/decisions/0020-secrets-at-rest.md), never echoed.
+    expect(env.SECRETS_KEY).toContain('openssl rand -base64 32');
+    expect(problem).toContain('SECRETS_KEY (set, not shown)');
+    expect(problem).toContain('openssl rand -base64 32');
+    // What the operator is told to do works: the same settings with generated keys load.
     expect(() =>
-      loadCoordinatorConfig({ ...env, BOOTSTRAP_API_KEY: `pkt_${randomBytes(32).toString('hex')}` }),
+      loadCoordinatorConfig({
+        ...env,
+        BOOTSTRAP_API_KEY: `pkt_${randomBytes(32).toString('hex')}`,
+        SECRETS_KEY: randomBytes(32).toString('base64'),
+      }),
     ).not.toThrow();
   });
 

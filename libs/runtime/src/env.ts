@@ -24,7 +24,13 @@ export function loadEnv<T extends object>(cls: new () => T, env: Readonly<Record
   if (errors.length > 0) {
     throw new ConfigError(
       errors.map((e) => {
-        const shown = plain[e.property] === undefined ? 'unset' : JSON.stringify(plain[e.property]);
+        // A key's value is never echoed (stderr and logs are kept): only whether it was set.
+        const shown =
+          plain[e.property] === undefined
+            ? 'unset'
+            : /SECRET/.test(e.property)
+              ? 'set, not shown'
+              : JSON.stringify(plain[e.property]);
         return `${e.property} (${shown}): ${Object.values(e.constraints ?? {}).join('; ')}`;
       }),
     );
