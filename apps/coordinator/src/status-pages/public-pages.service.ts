@@ -139,8 +139,9 @@ export class PublicPagesService {
    *
    * The stored password is a scrypt hash (docs/decisions/0020-secrets-at-rest.md); credentials it
    * verified are remembered a while, and so is each address answered 200 with them: that address
-   * already has its answer, so its views skip both scrypt and the budget's read. A new address
-   * with remembered credentials still has its budget read.
+   * already has its answer, so its views skip both scrypt and the budget's read, until a failure
+   * is charged to it here (its budget may then be spent: read again). A new address with
+   * remembered credentials still has its budget read.
    */
   private async checkBasicAuth(
     page: StatusPageEntity,
@@ -160,6 +161,7 @@ export class PublicPagesService {
       this.verified.remember(key, page.id, stored, bucket, now);
       return null;
     }
+    this.verified.forgetAddress(bucket);
     const refusal = await this.throttle.failed('basic_auth', address);
     return refusal ? { kind: 'throttled', decision: refusal } : { kind: 'unauthorized', realm: page.name };
   }

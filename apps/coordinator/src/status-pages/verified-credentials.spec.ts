@@ -32,6 +32,10 @@ describe('verified status-page credentials', () => {
     expect(cache.admitted(key, '203.0.113.7')).toBe(true);
     expect(cache.admitted(key, '198.51.100.1')).toBe(false);
     expect(cache.admitted(cache.keyOf('p', 'Basic y'), '203.0.113.7')).toBe(false);
+    // A failure charged to the address: its budget must be read again.
+    cache.forgetAddress('203.0.113.7');
+    expect(cache.admitted(key, '203.0.113.7')).toBe(false);
+    expect(cache.verified(key, 'h', 1)).toBe(true);
   });
 
   it('are bounded, the least recently used going first, and dropped with their page', () => {

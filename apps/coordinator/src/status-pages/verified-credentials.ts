@@ -78,6 +78,14 @@ export class VerifiedCredentials {
     }
   }
 
+  /**
+   * A failure was charged to `bucket`: its budget may now be spent, so no credentials count as
+   * admitted for it until the budget was read again.
+   */
+  forgetAddress(bucket: string): void {
+    for (const entry of this.entries.values()) entry.addresses.delete(bucket);
+  }
+
   forgetPage(pageId: string): void {
     for (const [key, entry] of this.entries) if (entry.pageId === pageId) this.entries.delete(key);
   }
