@@ -7,6 +7,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import type { DataSource } from 'typeorm';
+import { PERMISSIONS } from '../../apps/coordinator/src/auth/permissions.js';
+import { openDataSource, parseDatabaseUrl } from '../../apps/coordinator/src/database/data-source.js';
+import { migrate } from '../../apps/coordinator/src/database/migrate.js';
+import { ENTITIES } from '../../apps/coordinator/src/entities.js';
 import { ContactEntity } from '../../apps/coordinator/src/contacts/contact.entity.js';
 import { DATA_SOURCE } from '../../apps/coordinator/src/database/database.js';
 import { RateLimitStore } from '../../apps/coordinator/src/rate-limit/rate-limit.store.js';
@@ -303,6 +307,75 @@ describe.each(testDatabases())('secrets at rest on $name', (kind) => {
       expect((await view(basic('viewer:n3w'))).status).toBe(401);
     });
   });
+});
+
+describe.each(testDatabases())('upgrading from the version before sealing, on $name', (kind) => {
+  let db: TestDatabase;
+  let c: RunningCoordinator | undefined;
+  const hooks = new FakeReceiver((_req, res) => reply(res, 200, { ok: true }));
+
+  beforeAll(async () => {
+    db = await kind.create();
+    await hooks.start({ https: false });
+  });
+  afterAll(async () => {
+    await c?.close();
+    await hooks.stop();
+    await db?.drop();
+  });
+
+  it('a contact and a page password stored in plain text are sealed and hashed by the first start, and still work', async () => {
+    // The schema of the version before: every migration but the one that adds the sealed columns.
+    const target = parseDatabaseUrl(db.url);
+    if (!target) throw new Error('bad test url');
+    const old = await openDataSource(target, ENTITIES);
+    expect((await migrate(old)).at(-1)).toBe('SealedSecrets1765620000000');
+    await old.undoLastMigration();
+    const [yes, no] = kind.name === 'postgres' ? ['true', 'false'] : ['1', '0'];
+    const [accountId, contactId, monitorId, pageId] = ['a', 'c', 'b', 'd'].map((x) => x.repeat(24)) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    const details = JSON.stringify({ url: `${hooks.baseUrl}/old`, secret: WEBHOOK_SECRET });
+    await old.query(
+      `INSERT INTO "accounts" ("id", "name", "subscription_status", "created_at") VALUES ('${accountId}', 'old', 'active', 1)`,
+    );
+    await old.query(
+      `INSERT INTO "contacts" ("id", "account_id", "name", "channel", "details", "active", "down_alerts_only", "error", "consecutive_failures", "created_at", "updated_at") ` +
+        `VALUES ('${contactId}', '${accountId}', 'Old hook', 'webhook', '${details}', ${yes}, ${no}, 'null', 0, 1, 1)`,
+    );
+    await old.query(
+      `INSERT INTO "status_pages" ("id", "account_id", "name", "monitors", "period", "show_incident_reasons", "basic_auth", "created_at", "updated_at") ` +
+        // Its monitor was deleted since: the page shows none, but still asks for the password.
+        `VALUES ('${pageId}', '${accountId}', 'Old page', '["${monitorId}"]', 30, ${no}, 'viewer:0ld-pass', 1, 1)`,
+    );
+    await old.destroy();
+
+    c = await startCoordinator(db.url);
+    const dataSource = c.app.get<symbol, DataSource>(DATA_SOURCE);
+    const [row] = await dataSource.query<Record<string, unknown>[]>(`SELECT * FROM contacts`);
+    expect(JSON.stringify(row)).not.toContain(WEBHOOK_SECRET);
+    expect(row?.sealed_secrets).toMatch(/^v1:[0-9a-f]{16}:/);
+    const [page] = await dataSource.query<{ basic_auth: string }[]>(`SELECT basic_auth FROM status_pages`);
+    expect(page?.basic_auth).toMatch(/^scrypt\$/);
+
+    const { client } = await c.newKey(accountId, PERMISSIONS);
+    expect((await client.get(`/api/contacts/${contactId}`)).body.contact.details.secret).toBe('[REDACTED]');
+    expect((await client.post(`/api/contacts/${contactId}/test`)).status).toBe(200);
+    const request = hooks.requests[0]!;
+    const headers = {
+      'webhook-id': request.headers['webhook-id'] as string,
+      'webhook-timestamp': request.headers['webhook-timestamp'] as string,
+      'webhook-signature': request.headers['webhook-signature'] as string,
+    };
+    expect(new Webhook(WEBHOOK_SECRET).verify(request.raw.toString('utf8'), headers)).toEqual(request.json);
+    const view = (authorization: string) =>
+      fetch(`${c!.baseUrl}/status/${pageId}.json`, { headers: { authorization } });
+    expect((await view(basic('viewer:0ld-pass'))).status).toBe(200);
+    expect((await view(basic('viewer:0ld-pas'))).status).toBe(401);
+  }, 60_000);
 });
 
 describe('the embedded database and its key, owner-only', () => {
