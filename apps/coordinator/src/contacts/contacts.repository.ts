@@ -129,6 +129,7 @@ export class ContactsRepository {
       return (result.affected ?? 0) > 0;
     });
   }
+
   /**
    * Seals the secrets of rows stored before sealing existed (or by an older replica), oldest
    * first, each only if still unsealed (another replica may be doing the same). Returns how many.

@@ -66,10 +66,18 @@ export function sqliteFiles(path: string): string[] {
   return [file, `${file}-wal`, `${file}-shm`];
 }
 
-/** Tightens `file` to owner read and write when it exists and anyone else may read or write it. */
+/**
+ * Tightens `file` to owner read and write when it exists and anyone else may read or write it.
+ * A file of another owner (reached through its group) cannot be changed and is left as it is.
+ */
 export function tightenFile(file: string): void {
   if (!existsSync(file)) return;
-  if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, DATA_FILE_MODE);
+  if ((statSync(file).mode & 0o077) === 0) return;
+  try {
+    chmodSync(file, DATA_FILE_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { addressBucket } from '../rate-limit/client-address.js';
 import { FailureThrottle } from '../rate-limit/failure-throttle.js';
 import type { Decision } from '../rate-limit/gcra.js';
 import { effectiveStatus } from '../monitors/monitor-status.js';
+import { isPasswordHash, verifyPassword } from '../secrets/password-hash.js';
 import {
   overallOf,
   publicReason,
@@ -21,7 +22,6 @@ import { StatusPageEntity } from './status-page.entity.js';
 import { StatusPagesRepository } from './status-pages.repository.js';
 import { StatusPagesService } from './status-pages.service.js';
 import { VerifiedCredentials } from './verified-credentials.js';
-import { isPasswordHash, verifyPassword } from '../secrets/password-hash.js';
 
 /** A rendered page is served from memory this long: a traffic spike on a bad day stays off the database. */
 export const PUBLIC_PAGE_CACHE_MS = 15_000;
@@ -56,7 +56,7 @@ export class PublicPagesService {
   private readonly rendered = new Map<string, { at: number; value: RenderedPage }>();
   private readonly domains = new Map<string, { at: number; pageId: string }>();
   /** Credentials scrypt already verified (verified-credentials.ts). */
-  readonly verified = new VerifiedCredentials();
+  private readonly verified = new VerifiedCredentials();
 
   constructor(
     private readonly pages: StatusPagesRepository,
