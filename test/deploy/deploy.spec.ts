@@ -98,7 +98,11 @@ describe('Kubernetes manifests', () => {
     }
     expect(problem).toContain('BOOTSTRAP_API_KEY');
     expect(problem).toContain('openssl rand -hex 32');
-    // What the operator is told to do works: the same settings with a generated key load, once
+    // The same for the key that seals secrets at rest (docs/decisions/0020-secrets-at-rest.md), never echoed.
+    expect(env.SECRETS_KEY).toContain('openssl rand -base64 32');
+    expect(problem).toContain('SECRETS_KEY ("(hidden)")');
+    expect(problem).not.toContain(String(env.SECRETS_KEY));
+    // What the operator is told to do works: the same settings with generated keys load, once
     // the NATS password Secret and the CA file exist (deploy/k8s/nats.yaml says how to make them).
     const dir = mkdtempSync(join(tmpdir(), 'picket-deploy-'));
     try {
@@ -109,6 +113,7 @@ describe('Kubernetes manifests', () => {
         loadCoordinatorConfig({
           ...env,
           BOOTSTRAP_API_KEY: `pkt_${randomBytes(32).toString('hex')}`,
+          SECRETS_KEY: randomBytes(32).toString('base64'),
           NATS_PASSWORD: randomBytes(32).toString('hex'),
           NATS_CA_FILE: ca,
         }),

@@ -11,7 +11,7 @@ import { hashApiKey } from '../../apps/coordinator/src/auth/api-key.js';
 import { DATA_SOURCE } from '../../apps/coordinator/src/database/database.js';
 import { ApiClient } from '../support/api-client.js';
 import { CapturingLogger, startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
-import { testDatabases, type TestDatabase } from '../support/databases.js';
+import { testDatabases, withTestSecretsKey, type TestDatabase } from '../support/databases.js';
 import { SPEC_PERMISSIONS } from '../support/spec-lists.js';
 
 /**
@@ -43,7 +43,7 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const key of Object.keys(env)) {
     if (key === 'DATABASE_URL' || key === 'BOOTSTRAP_API_KEY' || key === 'PORT' || key === 'HOST') delete env[key];
   }
-  return { ...env, ...extra };
+  return withTestSecretsKey({ ...env, ...extra });
 }
 
 /** `npm run -s cli -- <args>` with DATABASE_URL set, as an operator types it. */

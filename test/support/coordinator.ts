@@ -6,6 +6,7 @@ import { AccountsService } from '../../apps/coordinator/src/auth/accounts.servic
 import type { Permission } from '../../apps/coordinator/src/auth/permissions.js';
 import { loadCoordinatorConfig } from '../../apps/coordinator/src/config.js';
 import { ApiClient } from './api-client.js';
+import { withTestSecretsKey } from './databases.js';
 
 export interface RunningCoordinator {
   app: NestFastifyApplication;
@@ -24,12 +25,14 @@ export async function startCoordinator(
   options: { clock?: Clock; env?: Record<string, string>; logger?: LoggerService | false } = {},
 ): Promise<RunningCoordinator> {
   // API suites run without checks unless they ask for them (CHECKS_ENABLED: 'true').
-  const config = loadCoordinatorConfig({
-    DATABASE_URL: databaseUrl,
-    LOG_LEVEL: 'error',
-    CHECKS_ENABLED: 'false',
-    ...options.env,
-  });
+  const config = loadCoordinatorConfig(
+    withTestSecretsKey({
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'error',
+      CHECKS_ENABLED: 'false',
+      ...options.env,
+    }),
+  );
   const app = await createCoordinatorApp(config, { clock: options.clock, logger: options.logger ?? false });
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();

@@ -67,3 +67,17 @@ const postgres: DatabaseKind = {
 export function testDatabases(): DatabaseKind[] {
   return process.env.PICKET_TEST_POSTGRES === '1' ? [sqlite, postgres] : [sqlite];
 }
+
+/**
+ * The SECRETS_KEY of the coordinators and CLIs the tests run on PostgreSQL, where it is required
+ * (docs/decisions/0020-secrets-at-rest.md). On SQLite the tests keep the default: a key file
+ * beside the database.
+ */
+export const TEST_SECRETS_KEY = 'IhC+0scfzmyh6DbC72Pguc3kfhG8bx45uEzsXCcf8qU=';
+
+/** `env` with SECRETS_KEY added when its DATABASE_URL is PostgreSQL and it sets none. */
+export function withTestSecretsKey<E extends Record<string, string | undefined>>(env: E): E {
+  const url = env.DATABASE_URL ?? '';
+  if (!/^postgres(ql)?:/.test(url) || env.SECRETS_KEY !== undefined) return env;
+  return { ...env, SECRETS_KEY: TEST_SECRETS_KEY };
+}

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withTestSecretsKey } from './databases.js';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -19,7 +20,7 @@ export interface RunningProcess {
 export function startPicket(command: 'start' | 'agent', env: Record<string, string>): RunningProcess {
   const child = spawn(process.execPath, [join(REPO_ROOT, 'scripts', 'picket.mjs'), command], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+    env: withTestSecretsKey({ ...process.env, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -55,7 +55,13 @@ export async function createCoordinatorApp(
   configureHttp(app, { corsOrigins: config.corsOrigins });
   // Heartbeats and monitor notices reach their controllers through Nest's microservice layer.
   connectNatsMicroservice(app, config);
-  await app.init();
+  try {
+    await app.init();
+  } catch (error) {
+    // A refusal at boot (a wrong SECRETS_KEY, docs/decisions/0020-secrets-at-rest.md) leaves nothing running.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   await app.startAllMicroservices();
   return app;
 }

@@ -5,6 +5,7 @@ import { AdminError } from './auth/accounts.service.js';
 import { CliModule } from './cli/cli.module.js';
 import { CommandError, helpText, parseCommand, UsageError } from './cli/commands.js';
 import { loadCoordinatorConfig } from './config.js';
+import { SecretsKeyError } from './secrets/secret-box.js';
 
 /**
  * The admin CLI: `npm run -s cli -- <command> [flags]`. Stdout carries exactly one JSON
@@ -38,7 +39,12 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError) {
       process.stderr.write(`picket cli: ${error.message}\n\n${helpText()}\n`);
       process.exitCode = 2;
-    } else if (error instanceof AdminError || error instanceof CommandError || error instanceof ConfigError) {
+    } else if (
+      error instanceof AdminError ||
+      error instanceof CommandError ||
+      error instanceof ConfigError ||
+      error instanceof SecretsKeyError
+    ) {
       process.stderr.write(`picket cli: ${error.message}\n`);
       process.exitCode = 1;
     } else {

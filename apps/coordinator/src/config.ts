@@ -21,6 +21,7 @@ import { bootstrapKeyProblem } from './config/api-key-pattern.js';
 import { parseCheckerAddresses, type ConfiguredAddresses } from './config/checker-addresses.js';
 import { parseCorsOrigins } from './config/cors-origins.js';
 import { parseDatabaseUrl, type DatabaseTarget } from './config/database-url.js';
+import { parseSecretsKey } from './config/secrets-key.js';
 import { DEFAULT_ENDPOINTS } from './config/notify-endpoints.js';
 import { loadTlsFiles } from './config/tls-files.js';
 
@@ -113,6 +114,36 @@ export class CoordinatorConfig extends NatsEnv {
     },
   })
   BOOTSTRAP_API_KEY?: string;
+
+  /**
+   * The key that seals contact secrets at rest (AES-256-GCM): 32 bytes, hex or base64. Unset with
+   * SQLite: a key file beside the database, made on first start. Unset with PostgreSQL: the
+   * coordinator refuses to start (docs/decisions/0020-secrets-at-rest.md).
+   */
+  @Expose()
+  @IsOptional()
+  @Secret()
+  @ValidateBy({
+    name: 'secretsKey',
+    validator: {
+      validate: (value: unknown) => typeof parseSecretsKey(value) !== 'string',
+      defaultMessage: (args) => String(parseSecretsKey(args?.value)),
+    },
+  })
+  SECRETS_KEY?: string;
+
+  /** The key before the last rotation: still opens what it sealed until `secrets rotate` re-sealed it. */
+  @Expose()
+  @IsOptional()
+  @Secret()
+  @ValidateBy({
+    name: 'secretsKeyPrevious',
+    validator: {
+      validate: (value: unknown) => typeof parseSecretsKey(value) !== 'string',
+      defaultMessage: (args) => String(parseSecretsKey(args?.value)),
+    },
+  })
+  SECRETS_KEY_PREVIOUS?: string;
 
   /**
    * NATS server(s), comma-separated. Set: checks go to regional agents over NATS. Unset

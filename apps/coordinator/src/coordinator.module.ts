@@ -15,6 +15,7 @@ import { MonitorsModule } from './monitors/monitors.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ProbingModule } from './probing/probing.module.js';
 import { StatusPagesModule } from './status-pages/status-pages.module.js';
+import { SecretsModule } from './secrets/secrets.module.js';
 
 /** The coordinator: REST API, state, scheduling, evaluation, incidents and notifications. */
 @Module({})
@@ -25,6 +26,7 @@ export class CoordinatorModule {
       imports: [
         CoreModule.forRoot(config, clock),
         DatabaseModule.forRoot(config.database, ENTITIES),
+        SecretsModule,
         HealthModule,
         AuthModule,
         AccountModule,

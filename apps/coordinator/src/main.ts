@@ -69,7 +69,10 @@ else main().catch(failed);
 function failed(error: unknown): void {
   if (error instanceof ConfigError) {
     process.stderr.write(`picket: ${error.message}\n`);
-  } else if (error instanceof Error && error.name === 'ReplicaModeConflictError') {
+  } else if (
+    error instanceof Error &&
+    (error.name === 'ReplicaModeConflictError' || error.name === 'SecretsKeyError')
+  ) {
     // A refusal with its reason and the fix (cluster/partitions.ts modeConflict), not a crash.
     process.stderr.write(`picket: ${error.message}\n`);
   } else {

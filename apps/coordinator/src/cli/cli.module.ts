@@ -7,6 +7,7 @@ import { ContactsModule } from '../contacts/contacts.module.js';
 import { CoreModule } from '../core.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { ENTITIES } from '../entities.js';
+import { SecretsModule } from '../secrets/secrets.module.js';
 
 /** What the admin CLI needs: the same database (migrated on open) and services as the server. */
 @Module({})
@@ -17,6 +18,7 @@ export class CliModule {
       imports: [
         CoreModule.forRoot(config, systemClock),
         DatabaseModule.forRoot(config.database, ENTITIES),
+        SecretsModule,
         AuthModule,
         ContactsModule,
         AgentsModule,

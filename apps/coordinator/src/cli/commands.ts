@@ -8,6 +8,8 @@ import { parsePermissionList, PERMISSIONS } from '../auth/permissions.js';
 import { checkInput, displayName, isPlainObject } from '#validation';
 import { completeDetails, PushDetails } from '../contacts/channels.js';
 import { ContactsService } from '../contacts/contacts.service.js';
+import { ContactsRepository } from '../contacts/contacts.repository.js';
+import { SecretBox } from '../secrets/secret-box.js';
 import { AccountsRepository } from '../auth/accounts.repository.js';
 import { isObjectId } from '#runtime';
 
@@ -155,6 +157,21 @@ export const COMMANDS: Record<string, Command> = {
         .get(ContactsService)
         .insert(accountId, name, 'push', completeDetails('push', { ...checked.value }));
       return { contact_id: contact.id };
+    },
+  },
+  'secrets rotate': {
+    usage: 'secrets rotate',
+    flags: [],
+    /**
+     * Re-seals every contact secret with SECRETS_KEY (those sealed with SECRETS_KEY_PREVIOUS, and
+     * any still in plain text); afterwards SECRETS_KEY_PREVIOUS can go (docs/decisions/0020-secrets-at-rest.md).
+     */
+    async run(app) {
+      const contacts = app.get(ContactsRepository);
+      const sealed = await contacts.sealPlaintextRows();
+      const resealed = await contacts.resealWithCurrentKey();
+      const byKey = Object.fromEntries(await contacts.sealedByKey());
+      return { key_id: app.get(SecretBox).currentKeyId, resealed: resealed + sealed, sealed_by_key: byKey };
     },
   },
 };

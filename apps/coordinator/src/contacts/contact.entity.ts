@@ -30,9 +30,22 @@ export class ContactEntity {
   @Column({ type: 'varchar', length: 16 })
   channel!: Channel;
 
-  /** Channel details as stored, secrets included (never returned as they are). */
+  /**
+   * Channel details. Loaded through ContactsRepository: in full, secrets included (never returned
+   * as they are). In the table: each secret field set is [REDACTED], its value in sealedSecrets
+   * (docs/decisions/0020-secrets-at-rest.md); a row from before sealing holds them in plain text
+   * until the boot-time sealing or the next write.
+   */
   @Column({ type: 'text', transformer: jsonText })
   details!: Record<string, unknown>;
+
+  /** The secret fields' values as JSON, sealed with AES-256-GCM (secrets/secret-box.ts); null when not sealed. */
+  @Column({ name: 'sealed_secrets', type: 'text', nullable: true })
+  sealedSecrets?: string | null;
+
+  /** The id of the key that sealed them (rotation finds what is left to re-seal by it). */
+  @Column({ name: 'secrets_key_id', type: 'varchar', length: 16, nullable: true })
+  secretsKeyId?: string | null;
 
   @Column({ type: 'boolean' })
   active!: boolean;

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { In, IsNull, Not, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
 import { passCreateGate, type CreateGate } from '../auth/account-gate.js';
 import { pageOffset, type PageRequest } from '../common/pagination.js';
 import { Database } from '../database/database.js';
+import { SecretBox, SecretsKeyError } from '../secrets/secret-box.js';
 import { ContactEntity } from './contact.entity.js';
 import type { Channel } from './channels.js';
+import { channelsWithSecrets, hasSecretFields, joinSecrets, splitSecrets } from './contact-secrets.js';
 import { afterDelivery, type DeliveryEnd } from './contact-health.js';
 import type { ContactSort } from './contact.dto.js';
 
@@ -27,9 +29,20 @@ function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** Rows sealed or re-sealed per round of the boot-time sealing and of `secrets rotate`. */
+const SEAL_BATCH = 200;
+
+/**
+ * Contacts in the database. Their secret fields are sealed here and nowhere else
+ * (docs/decisions/0020-secrets-at-rest.md): every write seals them with the current key, and
+ * every read that returns a contact opens them, so the services and notifiers see plain details.
+ */
 @Injectable()
 export class ContactsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly box: SecretBox,
+  ) {}
 
   /**
    * Inside the dispatcher's transaction `m`: the contact's health after a delivery ended
@@ -78,15 +91,23 @@ export class ContactsRepository {
       .offset(offset)
       .limit(query.page.perPage)
       .getMany();
-    return { total, contacts };
+    return { total, contacts: contacts.map((c) => this.opened(c)) };
   }
 
-  findOne(accountId: string, id: string): Promise<ContactEntity | null> {
-    return this.db.manager.findOneBy(ContactEntity, { id, accountId });
+  async findOne(accountId: string, id: string): Promise<ContactEntity | null> {
+    const contact = await this.db.manager.findOneBy(ContactEntity, { id, accountId });
+    return contact && this.opened(contact);
+  }
+
+  /** A contact by id alone, details opened (the dispatcher's read before a delivery). */
+  async findById(id: string): Promise<ContactEntity | null> {
+    const contact = await this.db.manager.findOneBy(ContactEntity, { id });
+    return contact && this.opened(contact);
   }
 
   async save(contact: ContactEntity): Promise<void> {
-    await this.db.transaction((m) => m.save(ContactEntity, contact).then(() => undefined));
+    const row = this.sealed(contact);
+    await this.db.transaction((m) => m.save(ContactEntity, row).then(() => undefined));
   }
 
   /**
@@ -97,7 +118,7 @@ export class ContactsRepository {
     await this.db.transaction(async (m) => {
       const count = (tx: EntityManager) => tx.countBy(ContactEntity, { accountId: contact.accountId });
       await passCreateGate(m, this.db.dialect, contact.accountId, 'contacts', count, gate);
-      await m.save(ContactEntity, contact);
+      await m.save(ContactEntity, this.sealed(contact));
     });
   }
 
@@ -108,4 +129,110 @@ export class ContactsRepository {
       return (result.affected ?? 0) > 0;
     });
   }
+
+  /**
+   * Seals the secrets of rows stored before sealing existed (or by an older replica), oldest
+   * first, each only if still unsealed (another replica may be doing the same). Returns how many.
+   */
+  async sealPlaintextRows(): Promise<number> {
+    const channels = channelsWithSecrets();
+    let sealed = 0;
+    for (;;) {
+      const rows = await this.db.manager.find(ContactEntity, {
+        where: { sealedSecrets: IsNull(), channel: In(channels) },
+        order: { id: 'ASC' },
+        take: SEAL_BATCH,
+      });
+      if (rows.length === 0) return sealed;
+      for (const row of rows) {
+        const columns = sealedColumns(this.sealed(row));
+        const result = await this.db.transaction((m) =>
+          m.update(ContactEntity, { id: row.id, sealedSecrets: IsNull() }, columns),
+        );
+        sealed += result.affected ?? 0;
+      }
+    }
+  }
+
+  /** Re-seals with the current key every row sealed with another (`secrets rotate`). Returns how many. */
+  async resealWithCurrentKey(): Promise<number> {
+    let resealed = 0;
+    const current = this.box.currentKeyId;
+    for (;;) {
+      const rows = await this.db.manager.find(ContactEntity, {
+        where: { secretsKeyId: Not(current) },
+        order: { id: 'ASC' },
+        take: SEAL_BATCH,
+      });
+      if (rows.length === 0) return resealed;
+      for (const row of rows) {
+        const before = row.secretsKeyId ?? undefined;
+        const columns = sealedColumns(this.sealed(this.opened(row)));
+        const result = await this.db.transaction((m) =>
+          m.update(ContactEntity, { id: row.id, secretsKeyId: before }, columns),
+        );
+        resealed += result.affected ?? 0;
+      }
+    }
+  }
+
+  /** Rows sealed per key id (rotation progress; the boot check). */
+  async sealedByKey(): Promise<Map<string, number>> {
+    const rows = await this.db.manager
+      .createQueryBuilder(ContactEntity, 'c')
+      .select('c.secrets_key_id', 'key_id')
+      .addSelect('COUNT(*)', 'n')
+      .where('c.secrets_key_id IS NOT NULL')
+      .groupBy('c.secrets_key_id')
+      .getRawMany<{ key_id: string; n: string | number }>();
+    return new Map(rows.map((r) => [r.key_id, Number(r.n)]));
+  }
+
+  /**
+   * At boot: every key that sealed a stored row is configured, and opens one of its rows; else
+   * SecretsKeyError, which stops the process with a message naming SECRETS_KEY (a wrong key
+   * fails here, before any delivery, rather than on each).
+   */
+  async checkKeys(): Promise<void> {
+    for (const keyId of (await this.sealedByKey()).keys()) {
+      if (!this.box.knows(keyId)) throw new SecretsKeyError(this.box.unknownKeyMessage(keyId));
+      const row = await this.db.manager.findOne(ContactEntity, { where: { secretsKeyId: keyId } });
+      if (row) this.opened(row);
+    }
+  }
+
+  /** The row's details with its secrets opened (a row from before sealing is returned as it is). */
+  private opened(row: ContactEntity): ContactEntity {
+    if (row.sealedSecrets === null || row.sealedSecrets === undefined) return row;
+    const secrets = JSON.parse(this.box.open(row.sealedSecrets, sealContext(row.id))) as Record<string, unknown>;
+    row.details = joinSecrets(row.channel, row.details, secrets);
+    return row;
+  }
+
+  /** A copy of `contact` as stored: secrets sealed with the current key, [REDACTED] in the details. */
+  private sealed(contact: ContactEntity): ContactEntity {
+    if (!hasSecretFields(contact.channel)) {
+      return Object.assign(new ContactEntity(), contact, { sealedSecrets: null, secretsKeyId: null });
+    }
+    const { stored, secrets } = splitSecrets(contact.channel, contact.details);
+    return Object.assign(new ContactEntity(), contact, {
+      details: stored,
+      sealedSecrets: this.box.seal(JSON.stringify(secrets), sealContext(contact.id)),
+      secretsKeyId: this.box.currentKeyId,
+    });
+  }
+}
+
+/** The columns sealing writes, for an update. */
+function sealedColumns(row: ContactEntity): QueryDeepPartialEntity<ContactEntity> {
+  return {
+    details: row.details as QueryDeepPartialEntity<Record<string, unknown>>,
+    sealedSecrets: row.sealedSecrets ?? null,
+    secretsKeyId: row.secretsKeyId ?? null,
+  };
+}
+
+/** The additional authenticated data of a contact's sealed secrets: they open only in their own row. */
+function sealContext(contactId: string): string {
+  return `contacts/${contactId}`;
 }

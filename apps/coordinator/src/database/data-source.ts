@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
 import type { DatabaseTarget } from '../config/database-url.js';
@@ -56,12 +56,62 @@ export function dataSourceOptions(target: DatabaseTarget, entities: Entities): D
   };
 }
 
-/** Connects (creating the SQLite file's folder if needed); does not migrate. */
-export async function openDataSource(target: DatabaseTarget, entities: Entities): Promise<DataSource> {
-  if (target.dialect === 'sqlite' && target.path !== ':memory:') {
-    mkdirSync(dirname(resolve(target.path)), { recursive: true });
+/** Owner-only modes of the embedded database's folder and files (docs/decisions/0020-secrets-at-rest.md). */
+export const DATA_DIRECTORY_MODE = 0o700;
+export const DATA_FILE_MODE = 0o600;
+
+/** The files SQLite keeps for a database: the file itself, its write-ahead log and shared memory. */
+export function sqliteFiles(path: string): string[] {
+  const file = resolve(path);
+  return [file, `${file}-wal`, `${file}-shm`];
+}
+
+/**
+ * Tightens `file` to owner read and write when it exists and anyone else may read or write it.
+ * A file of another owner (reached through its group) cannot be changed and is left as it is.
+ */
+export function tightenFile(file: string): void {
+  if (!existsSync(file)) return;
+  if ((statSync(file).mode & 0o077) === 0) return;
+  try {
+    chmodSync(file, DATA_FILE_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
   }
+}
+
+/**
+ * The embedded database's folder, created owner-only (0700) when missing; a folder that already
+ * exists is left as it is (it may be shared, such as /var/lib). Returns its absolute path.
+ */
+export function ensureDataDirectory(path: string): string {
+  const dir = dirname(resolve(path));
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true, mode: DATA_DIRECTORY_MODE });
+    chmodSync(dir, DATA_DIRECTORY_MODE); // whatever the umask
+  }
+  return dir;
+}
+
+/**
+ * Before SQLite opens the file: the folder exists, a new database file is created 0600 (SQLite
+ * gives its -wal and -shm files the mode of the database file), and existing files of a looser
+ * mode (0644 from older versions) are tightened to 0600.
+ */
+export function prepareSqliteFiles(path: string): void {
+  ensureDataDirectory(path);
+  const [file = resolve(path)] = sqliteFiles(path);
+  if (!existsSync(file)) closeSync(openSync(file, 'a', DATA_FILE_MODE));
+  for (const each of sqliteFiles(path)) tightenFile(each);
+}
+
+/** Connects (creating the SQLite file's folder and file owner-only if needed); does not migrate. */
+export async function openDataSource(target: DatabaseTarget, entities: Entities): Promise<DataSource> {
+  const embedded = target.dialect === 'sqlite' && target.path !== ':memory:' ? target.path : null;
+  if (embedded !== null) prepareSqliteFiles(embedded);
   const dataSource = new DataSource(dataSourceOptions(target, entities));
   await dataSource.initialize();
+  // The -wal and -shm files SQLite made just now (0600 like the file); ones left by an older version are tightened.
+  if (embedded !== null) for (const each of sqliteFiles(embedded)) tightenFile(each);
   return dataSource;
 }

@@ -7,6 +7,7 @@ import { AccountEntity } from '../auth/account.entity.js';
 import { loadCoordinatorConfig } from '../config.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
 import { ContactsRepository } from '../contacts/contacts.repository.js';
+import { ephemeralSecretBox } from '../secrets/secret-box.js';
 import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
 import { ENTITIES } from '../entities.js';
 import { Database } from '../database/database.js';
@@ -75,7 +76,7 @@ class Harness {
       table,
       config,
       new NotifyMetrics(createRegistry()),
-      new ContactsRepository(this.db),
+      new ContactsRepository(this.db, ephemeralSecretBox()),
       this.clock,
     );
     this.dispatcher.random = () => 0.5; // no jitter: exact schedule
@@ -305,7 +306,7 @@ describe.each(testDatabases())('outbox and dispatcher on $name', (kind) => {
       {} as NotifierTable,
       config,
       new NotifyMetrics(createRegistry()),
-      new ContactsRepository(h.db),
+      new ContactsRepository(h.db, ephemeralSecretBox()),
       h.clock,
     );
     h.clock.advance(1_000);

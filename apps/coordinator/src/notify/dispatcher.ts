@@ -3,7 +3,6 @@ import { In, LessThanOrEqual } from 'typeorm';
 import { CLOCK, newObjectId, scopedAbort, within, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import type { Channel, ChannelDetails } from '../contacts/channels.js';
-import { ContactEntity } from '../contacts/contact.entity.js';
 import { Database } from '../database/database.js';
 import type { DeliveryEnd } from '../contacts/contact-health.js';
 import { ContactsRepository } from '../contacts/contacts.repository.js';
@@ -166,7 +165,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async deliver(row: NotificationEntity): Promise<void> {
-    const contact = await this.db.manager.findOneBy(ContactEntity, { id: row.contactId });
+    // Through the repository: the contact's secrets opened (a wrong key throws, nothing is sent).
+    const contact = await this.contacts.findById(row.contactId);
     if (!contact || !contact.active) {
       await this.db.transaction((m) =>
         m.update(NotificationEntity, { id: row.id }, { state: 'cancelled', lockedUntil: 0 }).then(() => undefined),

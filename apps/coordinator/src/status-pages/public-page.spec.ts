@@ -15,6 +15,7 @@ import {
   type PublicPage,
 } from './public-page.js';
 import { basicAuthMatches, domainOfHost } from './public-pages.service.js';
+import { hashPassword } from '../secrets/password-hash.js';
 
 const day = (date: string, uptime: number | null, checks = 100, avg: number | null = 120): PublicDay => ({
   date,
@@ -270,6 +271,7 @@ describe('custom domain of a Host header', () => {
 
 describe('basic auth', () => {
   const header = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
+  const stored = hashPassword('viewer:p4ss:word');
   it.each([
     [header('viewer:p4ss:word'), true],
     [`basic   ${Buffer.from('viewer:p4ss:word').toString('base64')}`, true],
@@ -281,12 +283,14 @@ describe('basic auth', () => {
     ['Basic', false],
     ['', false],
     [undefined, false],
-  ])('%s → %s', (given, ok) => {
-    expect(basicAuthMatches(given, 'viewer:p4ss:word')).toBe(ok);
+  ])('%s → %s (against the stored hash, and a plain value from before hashing)', async (given, ok) => {
+    expect(await basicAuthMatches(given, await stored)).toBe(ok);
+    expect(await basicAuthMatches(given, 'viewer:p4ss:word')).toBe(ok);
   });
 
-  it('takes UTF-8 credentials', () => {
-    expect(basicAuthMatches(header('zoë:pässwörd'), 'zoë:pässwörd')).toBe(true);
+  it('takes UTF-8 credentials', async () => {
+    expect(await basicAuthMatches(header('zoë:pässwörd'), await hashPassword('zoë:pässwörd'))).toBe(true);
+    expect(await basicAuthMatches(header('zoë:pässwörd'), 'zoë:pässwörd')).toBe(true);
   });
 });
 

@@ -5,9 +5,11 @@ import { CLOCK, unixSeconds, type Clock } from '#runtime';
 import { CheckResultsRepository } from '../history/check-results.repository.js';
 import { combine, dayStart, periodWindow, uptimePercent, type Figures, type StatsPeriod } from '../history/stats.js';
 import { MonitorEvents } from '../monitors/monitor-events.js';
+import { addressBucket } from '../rate-limit/client-address.js';
 import { FailureThrottle } from '../rate-limit/failure-throttle.js';
 import type { Decision } from '../rate-limit/gcra.js';
 import { effectiveStatus } from '../monitors/monitor-status.js';
+import { isPasswordHash, verifyPassword } from '../secrets/password-hash.js';
 import {
   overallOf,
   publicReason,
@@ -19,6 +21,7 @@ import {
 import { StatusPageEntity } from './status-page.entity.js';
 import { StatusPagesRepository } from './status-pages.repository.js';
 import { StatusPagesService } from './status-pages.service.js';
+import { VerifiedCredentials } from './verified-credentials.js';
 
 /** A rendered page is served from memory this long: a traffic spike on a bad day stays off the database. */
 export const PUBLIC_PAGE_CACHE_MS = 15_000;
@@ -52,6 +55,8 @@ const PAGE_ID = /^[0-9a-f]{24}$/;
 export class PublicPagesService {
   private readonly rendered = new Map<string, { at: number; value: RenderedPage }>();
   private readonly domains = new Map<string, { at: number; pageId: string }>();
+  /** Credentials scrypt already verified (verified-credentials.ts). */
+  private readonly verified = new VerifiedCredentials();
 
   constructor(
     private readonly pages: StatusPagesRepository,
@@ -63,6 +68,7 @@ export class PublicPagesService {
   ) {
     statusPages.onChange((pageId) => {
       this.rendered.delete(pageId);
+      this.verified.forgetPage(pageId);
       this.domains.clear();
     });
     monitorEvents.subscribe((change) => {
@@ -118,7 +124,7 @@ export class PublicPagesService {
     }
     const { page } = entry.value;
     if (page.basicAuth !== null) {
-      const refused = await this.checkBasicAuth(page.basicAuth, page.name, authorization, address);
+      const refused = await this.checkBasicAuth(page, page.basicAuth, authorization, address);
       if (refused) return refused;
     }
     return { kind: 'ok', rendered: entry.value };
@@ -130,20 +136,34 @@ export class PublicPagesService {
    * wrong credentials are counted, and once the budget is spent every attempt is 429, the right
    * one too (a password can be guessed, so a 200 would tell a throttled guesser that it won). The
    * right credentials within the budget cost nothing.
+   *
+   * The stored password is a scrypt hash (docs/decisions/0020-secrets-at-rest.md); credentials it
+   * verified are remembered a while, and so is each address answered 200 with them: that address
+   * already has its answer, so its views skip both scrypt and the budget's read, until a failure
+   * is charged to it here (its budget may then be spent: read again). A new address with
+   * remembered credentials still has its budget read.
    */
   private async checkBasicAuth(
-    expected: string,
-    realm: string,
+    page: StatusPageEntity,
+    stored: string,
     authorization: string | undefined,
     address: string | undefined,
   ): Promise<PublicAnswer | null> {
-    if (authorization === undefined || authorization === '') return { kind: 'unauthorized', realm };
-    if (basicAuthMatches(authorization, expected)) {
+    if (authorization === undefined || authorization === '') return { kind: 'unauthorized', realm: page.name };
+    const now = this.clock.now();
+    const key = this.verified.keyOf(page.id, authorization);
+    const bucket = addressBucket(address);
+    const known = this.verified.verified(key, stored, now);
+    if (known && this.verified.admitted(key, bucket)) return null;
+    if (known || (await basicAuthMatches(authorization, stored))) {
       const spent = await this.throttle.spent('basic_auth', address);
-      return spent ? { kind: 'throttled', decision: spent } : null;
+      if (spent) return { kind: 'throttled', decision: spent };
+      this.verified.remember(key, page.id, stored, bucket, now);
+      return null;
     }
+    this.verified.forgetAddress(bucket);
     const refusal = await this.throttle.failed('basic_auth', address);
-    return refusal ? { kind: 'throttled', decision: refusal } : { kind: 'unauthorized', realm };
+    return refusal ? { kind: 'throttled', decision: refusal } : { kind: 'unauthorized', realm: page.name };
   }
 
   /** Gathers what the page shows: never a monitor's URL or settings, only names and figures. */
@@ -210,11 +230,14 @@ export function domainOfHost(host: string | undefined): string | null {
 const digest = (value: Buffer | string) => createHash('sha256').update(value).digest();
 
 /**
- * Whether `Authorization: Basic …` carries exactly `user:password`. Both sides are hashed
- * first, so the comparison takes the same time whatever the guess and its length.
+ * Whether `Authorization: Basic …` carries exactly the `user:password` that `stored` was made
+ * from: a scrypt hash (password-hash.ts), or, for a row not yet hashed (written by an older
+ * version, hashed at the next boot), the plain value, both sides hashed first so the comparison
+ * takes the same time whatever the guess and its length.
  */
-export function basicAuthMatches(header: string | undefined, expected: string): boolean {
+export async function basicAuthMatches(header: string | undefined, stored: string): Promise<boolean> {
   const match = /^basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i.exec(header ?? '');
   const given = match?.[1] === undefined ? Buffer.alloc(0) : Buffer.from(match[1], 'base64');
-  return timingSafeEqual(digest(given), digest(expected)) && match !== null;
+  if (isPasswordHash(stored)) return match !== null && (await verifyPassword(given, stored));
+  return timingSafeEqual(digest(given), digest(stored)) && match !== null;
 }

@@ -35,7 +35,10 @@ export class StatusPageEntity {
   @Column({ name: 'show_incident_reasons', type: 'boolean' })
   showIncidentReasons!: boolean;
 
-  /** `user:password`, or null. */
+  /**
+   * The scrypt hash of `user:password` (secrets/password-hash.ts), or null; a row from before
+   * hashing holds the plain value until the next boot hashes it (docs/decisions/0020-secrets-at-rest.md).
+   */
   @Column({ name: 'basic_auth', type: 'text', nullable: true })
   basicAuth!: string | null;
 

@@ -4,6 +4,7 @@ import { MonitorsModule } from '../monitors/monitors.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { PublicPagesController } from './public-pages.controller.js';
 import { PublicPagesService } from './public-pages.service.js';
+import { StatusPagePasswordsBoot } from './status-page-passwords.boot.js';
 import { StatusPagesController } from './status-pages.controller.js';
 import { StatusPagesRepository } from './status-pages.repository.js';
 import { StatusPagesService } from './status-pages.service.js';
@@ -12,6 +13,6 @@ import { StatusPagesService } from './status-pages.service.js';
 @Module({
   imports: [HistoryModule, MonitorsModule, RateLimitModule],
   controllers: [StatusPagesController, PublicPagesController],
-  providers: [StatusPagesRepository, StatusPagesService, PublicPagesService],
+  providers: [StatusPagesRepository, StatusPagesService, PublicPagesService, StatusPagePasswordsBoot],
 })
 export class StatusPagesModule {}

@@ -64,6 +64,30 @@ export class StatusPagesRepository {
   }
 
   /** Inserts or updates; a custom domain taken meanwhile → CustomDomainTakenError. */
+  /**
+   * Hashes the basic-auth passwords still stored in plain text (rows from before hashing), each
+   * only if unchanged meanwhile. Returns how many.
+   */
+  async hashPlaintextPasswords(
+    hash: (plain: string) => Promise<string>,
+    isHash: (stored: string) => boolean,
+  ): Promise<number> {
+    const pages = await this.db.manager.find(StatusPageEntity, {
+      select: { id: true, basicAuth: true },
+      where: { basicAuth: Not(IsNull()) },
+    });
+    let hashed = 0;
+    for (const page of pages) {
+      if (page.basicAuth === null || isHash(page.basicAuth)) continue;
+      const stored = await hash(page.basicAuth);
+      const result = await this.db.transaction((m) =>
+        m.update(StatusPageEntity, { id: page.id, basicAuth: page.basicAuth ?? IsNull() }, { basicAuth: stored }),
+      );
+      hashed += result.affected ?? 0;
+    }
+    return hashed;
+  }
+
   async save(page: StatusPageEntity, isNew: boolean): Promise<void> {
     try {
       await this.db.transaction(async (m) => {

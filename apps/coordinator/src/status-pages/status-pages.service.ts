@@ -5,6 +5,7 @@ import { validateInput } from '../common/validate.js';
 import { CoordinatorConfig } from '../config.js';
 import { REDACTED } from '../contacts/channels.js';
 import { notFound, validationError, type FieldProblem } from '../errors.js';
+import { hashPassword } from '../secrets/password-hash.js';
 import {
   DEFAULT_STATUS_PAGES_PER_PAGE,
   STATUS_PAGE_LIMITS,
@@ -69,7 +70,8 @@ export class StatusPagesService {
       period: dto.period ?? STATUS_PAGE_LIMITS.defaultPeriod,
       customDomain: dto.custom_domain ? dto.custom_domain.toLowerCase() : null,
       showIncidentReasons: dto.show_incident_reasons ?? false,
-      basicAuth: dto.basic_auth ? dto.basic_auth : null,
+      // Stored as a scrypt hash, never as given (docs/decisions/0020-secrets-at-rest.md).
+      basicAuth: dto.basic_auth ? await hashPassword(dto.basic_auth) : null,
       createdAt: now,
       updatedAt: now,
     });
@@ -93,7 +95,9 @@ export class StatusPagesService {
     if (dto.period !== undefined) page.period = dto.period;
     if (dto.custom_domain !== undefined) page.customDomain = dto.custom_domain ? dto.custom_domain.toLowerCase() : null;
     if (dto.show_incident_reasons !== undefined) page.showIncidentReasons = dto.show_incident_reasons;
-    if (dto.basic_auth !== undefined && dto.basic_auth !== REDACTED) page.basicAuth = dto.basic_auth || null;
+    if (dto.basic_auth !== undefined && dto.basic_auth !== REDACTED) {
+      page.basicAuth = dto.basic_auth ? await hashPassword(dto.basic_auth) : null;
+    }
     page.updatedAt = unixSeconds(this.clock);
     // Stored monitors are not judged again: one deleted meanwhile was already taken off the page.
     await this.save(page, false, dto.monitors !== undefined);
