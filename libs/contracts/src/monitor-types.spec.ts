@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { checkInput } from '#validation';
 import { typeKeyedSettingsDto, splitSettings } from './monitor-settings.js';
-import { HTTPS_OPTIONAL_FIELDS } from './monitor-types/https.js';
+import { HTTPS_OPTIONAL_FIELDS, keepSendableHeaderLines } from './monitor-types/https.js';
 import { toWireRequest, WireProbeRequestDto } from './probe.js';
 import {
   isMonitorType,
@@ -135,6 +135,25 @@ describe('https settings', () => {
       check_certificate_expiration: false,
       follow_redirect: false,
     });
+  });
+});
+
+describe('keepSendableHeaderLines (monitors saved before the header rules)', () => {
+  it.each([
+    ['X-A: 1\nAccept: text/plain', 'X-A: 1\nAccept: text/plain'],
+    ['X-A: 1\r\nContent-Length: 0\r\nTransfer-Encoding: chunked\r\nX-B: 2', 'X-A: 1\nX-B: 2'],
+    ['Connection: close\nKeep-Alive: 5\nTE: trailers\nUpgrade: h2c\nExpect: 100-continue', undefined],
+    [':authority: evil.example\nX-A: 1', 'X-A: 1'],
+    ['Host: a.example\nhost: b.example', 'Host: a.example'],
+    ['Host: [:::]\nHost: b.example:8080', 'Host: b.example:8080'],
+    ['Bad Name: x\nno colon\nX-A: ok', 'X-A: ok'],
+    ['\n\nX-A: 1\n\n', 'X-A: 1'],
+  ])('%j keeps %j', (stored, kept) => {
+    expect(keepSendableHeaderLines(stored)).toBe(kept);
+    if (kept !== undefined) {
+      const { problems } = checkInput(SettingsDto, { https: { url: 'https://e.example', request_headers: kept } });
+      expect(problems).toEqual([]);
+    }
   });
 });
 

@@ -157,6 +157,43 @@ describe.each(testDatabases())('storage on $name', (kind) => {
     expect([await checked('b'), await checked('c'), await checked('d')]).toEqual([T + 200, null, null]);
   });
 
+  it('HTTPS monitors saved before the header rules keep only the header lines still allowed', async () => {
+    const ds = await connect();
+    await migrate(ds);
+    await insertAccount(ds.manager);
+    const https = (id: string, request_headers?: string) =>
+      ds.manager.insert(MonitorEntity, {
+        ...MONITOR,
+        id: id.repeat(24),
+        accountId: 'a'.repeat(24),
+        monitorType: 'https',
+        settings: {
+          url: 'https://e.example',
+          check_certificate_expiration: false,
+          ...(request_headers === undefined ? {} : { request_headers }),
+        },
+      });
+    await https('b', 'X-Token: t\nContent-Length: 5\nTransfer-Encoding: chunked');
+    await https('c', 'Connection: close');
+    await https('d', 'Accept: text/plain');
+    await https('e');
+    await ds.manager.insert(MonitorEntity, { ...MONITOR, id: 'f'.repeat(24), accountId: 'a'.repeat(24) });
+    const undone = MIGRATIONS.slice(MIGRATIONS.indexOf('RequestHeadersRepair1765650000000'));
+    for (let i = 0; i < undone.length; i++) await ds.undoLastMigration();
+    expect(await migrate(ds)).toEqual(undone);
+    const settings = async (id: string) =>
+      (await ds.manager.findOneByOrFail(MonitorEntity, { id: id.repeat(24) })).settings;
+    expect(await settings('b')).toEqual({
+      url: 'https://e.example',
+      check_certificate_expiration: false,
+      request_headers: 'X-Token: t',
+    });
+    expect(await settings('c')).toEqual({ url: 'https://e.example', check_certificate_expiration: false });
+    expect(await settings('d')).toMatchObject({ request_headers: 'Accept: text/plain' });
+    expect(await settings('e')).toEqual({ url: 'https://e.example', check_certificate_expiration: false });
+    expect(await settings('f')).toEqual(MONITOR.settings);
+  });
+
   it('deleting a contact or an account cascades; bigint seconds come back as numbers', async () => {
     const ds = await connect();
     await migrate(ds);

@@ -308,6 +308,32 @@ export function statusAccepted(ranges: readonly (readonly [number, number])[], s
   return ranges.some(([low, high]) => status >= low && status <= high);
 }
 
+/**
+ * A stored `request_headers` value with the lines today's checker refuses taken out (framing,
+ * hop-by-hop and pseudo-headers, invalid names or values, a second or malformed Host): what a
+ * monitor saved before those rules still sends. Undefined when nothing valid is left. The
+ * migration that repairs stored monitors uses it (docs/decisions/0017-http-edge-hardening.md).
+ */
+export function keepSendableHeaderLines(text: string): string | undefined {
+  let host = false;
+  const kept = text
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '')
+    .filter((line) => {
+      const colon = line.indexOf(':');
+      if (colon <= 0) return false;
+      const name = line.slice(0, colon);
+      const value = line.slice(colon + 1);
+      if (!isSendableHeaderName(name) || HEADER_VALUE_FORBIDDEN.test(value)) return false;
+      if (name.toLowerCase() !== 'host') return true;
+      if (host || !isHostHeaderValue(value.trim())) return false;
+      host = true;
+      return true;
+    })
+    .join('\n');
+  return kept !== '' && requestHeaders(kept) === null ? kept : undefined;
+}
+
 /** `[name, value]` pairs of a validated `request_headers` value. */
 export function parseHeaderLines(text: string | undefined): [string, string][] {
   if (text === undefined) return [];

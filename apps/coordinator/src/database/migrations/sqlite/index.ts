@@ -13,6 +13,7 @@ import { CoordinatorMode1765000000000 } from './1765000000000-coordinator-mode.j
 import { AbuseLimits1765200000000 } from './1765200000000-abuse-limits.js';
 import { DeliveryLogContact1765400000000 } from './1765400000000-delivery-log-contact.js';
 import { SealedSecrets1765620000000 } from './1765620000000-sealed-secrets.js';
+import { RequestHeadersRepair1765650000000 } from './1765650000000-request-headers-repair.js';
 
 /** Reviewed SQLite migrations, oldest first; the same list in ../postgres (docs/decisions/0015-two-migration-sets.md). */
 export const SQLITE_MIGRATIONS = [
@@ -31,4 +32,5 @@ export const SQLITE_MIGRATIONS = [
   AbuseLimits1765200000000,
   DeliveryLogContact1765400000000,
   SealedSecrets1765620000000,
+  RequestHeadersRepair1765650000000,
 ];
