@@ -4,7 +4,7 @@ import { EntityManager, type DataSource } from 'typeorm';
 import type { RegionId } from '#contracts';
 import { ManualClock } from '#runtime';
 import { approximately, probeResult } from '../../../../test/support/check-results.js';
-import { testDatabases, type TestDatabase } from '../../../../test/support/databases.js';
+import { testDatabases, withTestSecretsKey, type TestDatabase } from '../../../../test/support/databases.js';
 import { createCoordinatorApp } from '../app.js';
 import { AccountEntity } from '../auth/account.entity.js';
 import { loadCoordinatorConfig, type CoordinatorConfig } from '../config.js';
@@ -412,10 +412,13 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
   });
 
   it('writes what is buffered when the application shuts down cleanly', async () => {
-    const app = await createCoordinatorApp(loadCoordinatorConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'error' }), {
-      clock,
-      logger: false,
-    });
+    const app = await createCoordinatorApp(
+      loadCoordinatorConfig(withTestSecretsKey({ DATABASE_URL: db.url, LOG_LEVEL: 'error' })),
+      {
+        clock,
+        logger: false,
+      },
+    );
     const appWriter = app.get(ResultsWriter);
     for (let i = 0; i < 3; i++) appWriter.add(probeResult(MONITOR, 'eu-west-1', 'up', 10 + i));
     expect(appWriter.pending).toBe(3);
