@@ -50,7 +50,10 @@ describe.each([
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
     expect(res.body.error.details).toEqual([
-      { field: `settings.${type}.url`, message: expect.stringMatching(/^is blocked by egress policy: /) },
+      {
+        field: `settings.${type}.url`,
+        message: expect.stringMatching(/^is blocked by egress policy \(destination_not_allowed\): /),
+      },
     ]);
   });
 
@@ -67,7 +70,10 @@ describe.each([
     const created = await api.post('/api/contacts', { name: 'hook', channel: 'webhook', details: { url: blocked } });
     expect(created.status).toBe(422);
     expect(created.body.error.details).toEqual([
-      { field: 'details.url', message: expect.stringMatching(/^is blocked by egress policy: /) },
+      {
+        field: 'details.url',
+        message: expect.stringMatching(/^is blocked by egress policy \(destination_not_allowed\): /),
+      },
     ]);
     const ok = await api.post('/api/contacts', {
       name: 'hook',

@@ -1,5 +1,5 @@
 import { literalAddressOf } from '#contracts';
-import { EGRESS_MESSAGE, egressProblem, type Egress } from '#runtime';
+import { EGRESS_MESSAGE, EGRESS_REASON, egressProblem, type Egress } from '#runtime';
 import type { FieldProblem } from '../errors.js';
 
 /**
@@ -11,7 +11,7 @@ export function literalEgressProblem(field: string, url: unknown, policy: Egress
   if (typeof url !== 'string') return [];
   const address = literalAddressOf(url);
   const problem = address === null ? null : egressProblem(address, policy);
-  return problem === null ? [] : [{ field, message: `is ${EGRESS_MESSAGE}: ${problem}` }];
+  return problem === null ? [] : [{ field, message: `is ${EGRESS_MESSAGE} (${EGRESS_REASON}): ${problem}` }];
 }
 
 /** The URL fields of contact details that Picket connects to. */
