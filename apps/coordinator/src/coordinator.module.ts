@@ -15,6 +15,7 @@ import { MonitorsModule } from './monitors/monitors.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ProbingModule } from './probing/probing.module.js';
 import { StatusPagesModule } from './status-pages/status-pages.module.js';
+import { UsersModule } from './users/users.module.js';
 
 /** The coordinator: REST API, state, scheduling, evaluation, incidents and notifications. */
 @Module({})
@@ -35,6 +36,7 @@ export class CoordinatorModule {
         OpenApiModule,
         ProbingModule,
         StatusPagesModule,
+        UsersModule,
       ],
       providers: [BootstrapService, StoppingMarker],
     };

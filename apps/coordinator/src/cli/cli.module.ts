@@ -7,6 +7,7 @@ import { ContactsModule } from '../contacts/contacts.module.js';
 import { CoreModule } from '../core.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { ENTITIES } from '../entities.js';
+import { UsersModule } from '../users/users.module.js';
 
 /** What the admin CLI needs: the same database (migrated on open) and services as the server. */
 @Module({})
@@ -20,6 +21,7 @@ export class CliModule {
         AuthModule,
         ContactsModule,
         AgentsModule,
+        UsersModule,
       ],
     };
   }
