@@ -48,7 +48,10 @@ function derive(password: string, salt: Buffer, cost: { N: number; r: number; p:
 }
 
 /** `scrypt$N$r$p$<salt base64>$<hash base64>`, with a fresh 16-byte salt. */
-export async function hashPassword(password: string, cost = SCRYPT_COST): Promise<string> {
+export async function hashPassword(
+  password: string,
+  cost: { N: number; r: number; p: number } = SCRYPT_COST,
+): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, cost);
   return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64'), key.toString('base64')].join('$');
