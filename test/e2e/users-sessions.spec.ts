@@ -11,6 +11,7 @@ import { Database } from '../../apps/coordinator/src/database/database.js';
 import { SessionEntity } from '../../apps/coordinator/src/sessions/session.entity.js';
 import { tokenHash } from '../../apps/coordinator/src/sessions/session-rules.js';
 import { UserEntity } from '../../apps/coordinator/src/users/user.entity.js';
+import { ApiKeysService } from '../../apps/coordinator/src/users/api-keys.service.js';
 import { UsersService } from '../../apps/coordinator/src/users/users.service.js';
 import { ApiClient, type ApiResponse } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
@@ -469,13 +470,9 @@ describe.each(testDatabases())('dashboard users and sessions on $name', (kind) =
     });
     // Another account's key is not this admin's to delete.
     const stranger = await c.newAccount('stranger');
-    const theirs = (await c.app
-      .get(Database)
-      .manager.query(`SELECT "id" FROM "api_keys" WHERE "account_id" = ${kind.name === 'postgres' ? '$1' : '?'}`, [
-        stranger.accountId,
-      ])) as { id: string }[];
-    expect((await as(admin, 'DELETE', `/api/keys/${theirs[0]!.id}`)).status).toBe(404);
-    expect(record(await stranger.client.get('/api/monitors')).status).toBe(200);
+    const theirs = await c.app.get(ApiKeysService).create(stranger.accountId, { name: 'theirs' });
+    expect((await as(admin, 'DELETE', `/api/keys/${theirs.id}`)).status).toBe(404);
+    expect(record(await new ApiClient(c.baseUrl, theirs.key).get('/api/monitors')).status).toBe(200);
   });
 
   it('invite → set-password → sign-in; emails are unique ignoring case', async () => {
