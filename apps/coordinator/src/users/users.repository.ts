@@ -11,6 +11,10 @@ import { OneTimeTokenEntity, UserEntity, type OneTimePurpose } from './user.enti
 export class UsersRepository {
   constructor(private readonly db: Database) {}
 
+  get dialect(): Database['dialect'] {
+    return this.db.dialect;
+  }
+
   countUsers(): Promise<number> {
     return this.db.manager.count(UserEntity);
   }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { QueryFailedError } from 'typeorm';
 import { CLOCK, isObjectId, newObjectId, unixSeconds, type Clock } from '#runtime';
+import { lockAccount } from '../auth/account-gate.js';
 import { AdminError } from '../auth/accounts.service.js';
 import { pageOffset, pageRequest, paginationOf, type Pagination } from '../common/pagination.js';
 import { CoordinatorConfig } from '../config.js';
@@ -119,6 +120,8 @@ export class UsersService {
     const now = unixSeconds(this.clock);
     return this.users.transaction(async (m) => {
       const token = await this.users.usableToken(m, tokenHash(dto.token), ['setup'], now);
+      // Two setups with two tokens at once: the account's lock makes the second see the first's admin.
+      if (token) await lockAccount(m, this.users.dialect, token.accountId);
       if (!token || (await m.count(UserEntity)) > 0) throw badToken();
       const user = this.userEntity(token.accountId, dto.email, dto.name, 'admin', passwordHash);
       if (await m.findOneBy(UserEntity, { emailKey: user.emailKey })) throw emailTaken();
