@@ -5,6 +5,7 @@
  * ever carries a password hash, a session token hash or a contact secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
 import { ManualClock } from '#runtime';
 import { Database } from '../../apps/coordinator/src/database/database.js';
@@ -541,6 +542,12 @@ describe.each(testDatabases())('dashboard users and sessions on $name', (kind) =
     expect(gone.status).toBe(422);
     expect(gone.body.error.code).toBe('VALIDATION_ERROR');
 
+    // An invited admin who has not set a password yet cannot sign in: they do not count.
+    const invited = await as(admin, 'POST', '/api/users', { email: 'pending@example.com', name: 'P', role: 'admin' });
+    expect(invited.status).toBe(201);
+    expect((await as(admin, 'PUT', `/api/users/${me}`, { role: 'viewer' })).status).toBe(422);
+    expect((await as(admin, 'DELETE', `/api/users/${invited.body.data.id as string}`)).status).toBe(204);
+
     const second = await userWith('editor', 'second@example.com');
     const promoted = await as(admin, 'PUT', `/api/users/${second.id}`, { role: 'admin', name: 'Second' });
     expect(promoted.status).toBe(200);
@@ -565,6 +572,46 @@ describe.each(testDatabases())('dashboard users and sessions on $name', (kind) =
       message: 'User not found.',
     });
   });
+
+  it('hostile bodies at every new write: a 4xx in the envelope (or a success), never a 5xx', async () => {
+    const target = await userWith('viewer', 'target@example.com');
+    const body = fc.oneof(
+      fc.jsonValue(),
+      fc.record(
+        {
+          email: fc.oneof(fc.string(), fc.emailAddress(), fc.jsonValue()),
+          password: fc.oneof(fc.string({ maxLength: 300 }), fc.jsonValue()),
+          token: fc.oneof(fc.string(), fc.jsonValue()),
+          name: fc.oneof(fc.string(), fc.jsonValue()),
+          role: fc.oneof(fc.constantFrom('admin', 'editor', 'viewer', 'root'), fc.jsonValue()),
+          disabled: fc.oneof(fc.boolean(), fc.jsonValue()),
+          permissions: fc.oneof(fc.array(fc.constantFrom(...SPEC_PERMISSIONS, 'root')), fc.jsonValue()),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const writes: [string, string, number[]][] = [
+      ['/auth/login', 'POST', [401, 422, 429]],
+      ['/auth/setup', 'POST', [401, 422]],
+      ['/auth/set-password', 'POST', [401, 422]],
+      ['/api/users', 'POST', [201, 422]],
+      [`/api/users/${target.id}`, 'PUT', [200, 422]],
+      ['/api/keys', 'POST', [201, 422]],
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...writes), body, async ([path, method, allowed], json) => {
+        const res = path.startsWith('/auth/')
+          ? await send(method, path, { json, from: '127.0.0.9' })
+          : await as(admin, method, path, json);
+        const status = allowed.includes(res.status) ? 'as allowed' : res.status;
+        expect({ path, json, status }).toEqual({ path, json, status: 'as allowed' });
+        if (res.status >= 400) expect(res.body).toMatchObject({ status: 'error', error: { code: expect.any(String) } });
+      }),
+      { numRuns: 60, seed: 22 },
+    );
+    // The admin is still the admin, and the account still has one.
+    expect((await as(admin, 'GET', '/api/me')).body.data.user.role).toBe('admin');
+  }, 180_000);
 
   it('no answer ever carried a password hash, a session token hash or a contact secret', async () => {
     const secret = 'tok_this_is_secret';

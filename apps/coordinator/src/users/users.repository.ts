@@ -80,11 +80,6 @@ export class UsersRepository {
     return this.db.transaction(work);
   }
 
-  /** Enabled admins of the account, as the transaction `m` sees them. */
-  countAdmins(m: EntityManager, accountId: string): Promise<number> {
-    return m.countBy(UserEntity, { accountId, role: 'admin', disabled: false });
-  }
-
   async insertToken(token: OneTimeTokenEntity, m: EntityManager = this.db.manager): Promise<void> {
     await m.insert(OneTimeTokenEntity, token);
   }
@@ -123,8 +118,17 @@ export class UsersRepository {
     await this.db.transaction((m) => m.update(UserEntity, { id }, { lastLoginAt: at }).then(() => undefined));
   }
 
-  /** Users of other accounts never appear: `accountId` is in the WHERE. */
+  /**
+   * The account's other admins who can sign in (enabled, with a password: an invitation not yet
+   * taken does not count). Users of other accounts never appear: `accountId` is in the WHERE.
+   */
   otherAdmins(m: EntityManager, accountId: string, exceptId: string): Promise<number> {
-    return m.countBy(UserEntity, { accountId, role: 'admin', disabled: false, id: Not(exceptId) });
+    return m.countBy(UserEntity, {
+      accountId,
+      role: 'admin',
+      disabled: false,
+      passwordHash: Not(IsNull()),
+      id: Not(exceptId),
+    });
   }
 }

@@ -182,7 +182,7 @@ export class UsersService {
         role: dto.role ?? user.role,
         disabled: dto.disabled ?? user.disabled,
       };
-      const wasAdmin = user.role === 'admin' && !user.disabled;
+      const wasAdmin = user.role === 'admin' && !user.disabled && user.passwordHash !== null;
       const staysAdmin = next.role === 'admin' && !next.disabled;
       if (wasAdmin && !staysAdmin && (await this.users.otherAdmins(m, accountId, id)) === 0) {
         throw lastAdmin(next.role !== 'admin' ? 'role' : 'disabled');
@@ -199,7 +199,8 @@ export class UsersService {
     await this.users.inAccount(accountId, async (m) => {
       const user = await m.findOneBy(UserEntity, { id, accountId });
       if (!user) throw notFound.user();
-      if (user.role === 'admin' && !user.disabled && (await this.users.otherAdmins(m, accountId, id)) === 0) {
+      const signsInAsAdmin = user.role === 'admin' && !user.disabled && user.passwordHash !== null;
+      if (signsInAsAdmin && (await this.users.otherAdmins(m, accountId, id)) === 0) {
         throw lastAdmin('id');
       }
       await this.users.revokeSessions(m, id);
