@@ -357,6 +357,13 @@ describe.each(testDatabases())('dashboard users and sessions on $name', (kind) =
     for (const path of ['/api/monitors', '/api/contacts', '/api/incidents', '/api/status_pages', '/api/account']) {
       expect({ path, status: (await as(viewer, 'GET', path)).status }).toEqual({ path, status: 200 });
     }
+    // The account's rate limit counts sessions' requests as it counts keys'.
+    const first = await as(viewer, 'GET', '/api/monitors');
+    const second = await as(admin, 'GET', '/api/monitors');
+    expect(first.headers.get('x-ratelimit-limit')).toBe('5000');
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(
+      Number(first.headers.get('x-ratelimit-remaining')) - 1,
+    );
     const write = await as(viewer, 'POST', '/api/monitors', MONITOR);
     expect(write.status).toBe(403);
     expect(write.body.error.message).toBe('Your role (viewer) lacks the permission monitors:write.');
