@@ -12,6 +12,7 @@ import { DATA_SOURCE } from '../../apps/coordinator/src/database/database.js';
 import { ApiClient } from '../support/api-client.js';
 import { CapturingLogger, startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, withTestSecretsKey, type TestDatabase } from '../support/databases.js';
+import { sessionFrom, signIn, tokenOfUrl } from '../support/sessions.js';
 import { SPEC_PERMISSIONS } from '../support/spec-lists.js';
 
 /**
@@ -478,6 +479,98 @@ describe.each(testDatabases())('admin CLI on $name', (kind) => {
   );
 
   it(
+    'users create, list, reset-password and disable: one-time set-password URLs the server takes',
+    async () => {
+      const { accountId } = await c.newAccount('people');
+      const created = await cli(db.url, ['users', 'create', '--account', accountId, '--email', 'Ops@Example.com']);
+      expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: '' });
+      const user = json(created) as Record<string, unknown>;
+      expect(user).toEqual({
+        user_id: expect.stringMatching(/^[0-9a-f]{24}$/),
+        account_id: accountId,
+        email: 'Ops@Example.com',
+        name: 'Ops',
+        role: 'admin',
+        disabled: false,
+        created_at: expect.any(Number),
+        last_login_at: null,
+        set_password_url: expect.stringMatching(/^http:\/\/localhost:8080\/set-password\?token=[A-Za-z0-9_-]{43}$/),
+      });
+      const userId = user.user_id as string;
+      const setPassword = async (url: unknown, password: string) =>
+        c.client().post('/auth/set-password', { token: tokenOfUrl(url as string), password });
+      const first = await setPassword(user.set_password_url, 'first password');
+      expect(first.status).toBe(204);
+      const session = await sessionFrom(c.baseUrl, first);
+      expect(session.me).toMatchObject({ account_id: accountId, user: { id: userId, role: 'admin' } });
+
+      const viewer = json(
+        await cli(db.url, [
+          'users',
+          'create',
+          '--account',
+          accountId,
+          '--email',
+          'look@example.com',
+          '--role',
+          'viewer',
+        ]),
+      ) as Record<string, unknown>;
+      expect(viewer.role).toBe('viewer');
+      const listed = json(await cli(db.url, ['users', 'list', '--account', accountId])) as { users: unknown[] };
+      expect(listed.users).toEqual([
+        expect.objectContaining({ user_id: userId, email: 'Ops@Example.com', role: 'admin', disabled: false }),
+        expect.objectContaining({ user_id: viewer.user_id, role: 'viewer' }),
+      ]);
+      expect(JSON.stringify(listed)).not.toMatch(/scrypt|password/);
+
+      const reset = json(await cli(db.url, ['users', 'reset-password', '--user', userId])) as Record<string, unknown>;
+      expect(reset).toEqual({ user_id: userId, set_password_url: expect.stringMatching(/\/set-password\?token=/) });
+      expect((await setPassword(reset.set_password_url, 'second password')).status).toBe(204);
+      // A password change ends the sessions the user had.
+      expect((await session.client.get('/api/me')).status).toBe(401);
+      const again = await signIn(c.baseUrl, 'ops@example.com', 'second password');
+
+      expect(json(await cli(db.url, ['users', 'disable', '--user', userId]))).toEqual({
+        user_id: userId,
+        disabled: true,
+      });
+      expect((await again.client.get('/api/me')).status).toBe(401);
+      expect(
+        (await c.client().post('/auth/login', { email: 'ops@example.com', password: 'second password' })).status,
+      ).toBe(401);
+
+      expectRefused(
+        'a taken email',
+        await cli(db.url, ['users', 'create', '--account', accountId, '--email', 'OPS@example.com']),
+        1,
+        'already exists',
+      );
+      expectRefused(
+        'an unknown account',
+        await cli(db.url, ['users', 'list', '--account', UNKNOWN_ID]),
+        1,
+        'no account',
+      );
+      expectRefused('an unknown user', await cli(db.url, ['users', 'disable', '--user', UNKNOWN_ID]), 1, 'no user');
+      expectRefused('an unknown user', await cli(db.url, ['users', 'reset-password', '--user', 'nope']), 1, 'no user');
+      expectRefused(
+        'a bad role',
+        await cli(db.url, ['users', 'create', '--account', accountId, '--email', 'a@example.com', '--role', 'owner']),
+        2,
+        '--role',
+      );
+      expectRefused(
+        'a bad email',
+        await cli(db.url, ['users', 'create', '--account', accountId, '--email', 'nope']),
+        2,
+        '--email',
+      );
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
     'works while no server runs, and the next server start honours what it did',
     async () => {
       const { accountId, apiKey: fullKey } = await c.newAccount('offline');
@@ -617,6 +710,20 @@ describe.each(testDatabases())('first start on $name', (kind) => {
         expect(account.body.data).toMatchObject({ id: accountId, name: 'default', subscription_status: 'active' });
         expect((await client.get('/api/contacts')).status).toBe(200);
         expect((await client.post('/api/monitors', {})).status).toBe(422);
+        // The dashboard's setup URL, on the listen address, makes the first admin of "default".
+        const setupUrls = output.match(/http:\/\/\S+\/setup\?token=\S+/g) ?? [];
+        expect(setupUrls).toEqual([
+          expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:${port}/setup\\?token=`)),
+        ]);
+        const setup = await new ApiClient(`http://127.0.0.1:${port}`).post('/auth/setup', {
+          token: tokenOfUrl(setupUrls[0]!),
+          email: 'first@example.com',
+          name: 'First',
+          password: 'first admin password',
+        });
+        expect(setup.status).toBe(204);
+        const admin = await sessionFrom(`http://127.0.0.1:${port}`, setup);
+        expect(admin.me.account_id).toBe(accountId);
       } finally {
         if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
         await exited;

@@ -18,6 +18,8 @@ import { MAX_BODY_BYTES } from '../../apps/coordinator/src/http/json-body.js';
 import { MonitorEntity } from '../../apps/coordinator/src/monitors/monitor.entity.js';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
 import { TransitionWriter } from '../../apps/coordinator/src/transitions/transition.writer.js';
+import { UsersService } from '../../apps/coordinator/src/users/users.service.js';
+import { sessionFrom, tokenOfUrl, type Session } from '../support/sessions.js';
 import type { ApiClient, ApiResponse, RequestOptions } from '../support/api-client.js';
 import { probeResult } from '../support/check-results.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
@@ -39,6 +41,9 @@ const NOT_FOUND_CODES: [prefix: string, code: string][] = [
   ['/api/contacts/', 'CONTACT_NOT_FOUND'],
   ['/api/incidents/', 'INCIDENT_NOT_FOUND'],
   ['/api/status_pages/', 'STATUS_PAGE_NOT_FOUND'],
+  // Users and API keys take the generic code (docs/decisions/0022-users-and-sessions.md).
+  ['/api/users/', 'NOT_FOUND'],
+  ['/api/keys/', 'NOT_FOUND'],
   // The public pages take any id; a URL that cannot be decoded reaches no route.
   ['/status/', 'NOT_FOUND'],
 ];
@@ -63,6 +68,8 @@ describe('OpenAPI document', () => {
   let operations: Operation[];
   let owner: { accountId: string; apiKey: string; client: ApiClient };
   let a: ApiClient;
+  /** The first admin of the `default` account, signed in (cookie and CSRF token on every request). */
+  let admin: Session;
   const observed = new Map<string, Set<string>>();
   const validators = new Map<string, ValidateFunction>();
   const keys = new Map<string, ApiClient>();
@@ -107,6 +114,12 @@ describe('OpenAPI document', () => {
     if (!found) throw new Error(`${method} ${path} is not a documented operation`);
     return found;
   }
+
+  /** Operations only signed-in dashboard users may call (`x-permission` session or admin; keys get 403). */
+  const sessionOnly = (op: Operation): boolean => op.spec.security?.[0]?.sessionCookie !== undefined;
+
+  /** Who can call an operation: the admin's session for session-only ones, else the account's key. */
+  const callerOf = (op: Operation): ApiClient => (sessionOnly(op) ? admin.client : a);
 
   // ---- checking answers ----------------------------------------------------------------
 
@@ -289,6 +302,13 @@ describe('OpenAPI document', () => {
     }
     owner = await coordinator.newAccount('openapi');
     a = owner.client;
+    // The first admin, through the setup URL a first start prints.
+    const url = await coordinator.app.get(UsersService).issueSetupUrl();
+    if (url === null) throw new Error('no setup URL on a fresh database');
+    const setup = await call(coordinator.client(), 'POST', '/auth/setup', {
+      json: { token: tokenOfUrl(url), email: 'admin@openapi.example', name: 'Admin', password: 'a long password' },
+    });
+    admin = await sessionFrom(coordinator.baseUrl, setup);
   });
 
   afterAll(async () => {
@@ -304,7 +324,12 @@ describe('OpenAPI document', () => {
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.securitySchemes.bearerAuth.bearerFormat).toContain('pkt_');
-    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.security).toEqual([{ bearerAuth: [] }, { sessionCookie: [] }]);
+    expect(doc.components.securitySchemes.sessionCookie).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'picket_session',
+    });
     conform('GET', '/api/openapi.json', served);
   });
 
@@ -340,6 +365,7 @@ describe('OpenAPI document', () => {
       expect(declared.sort()).toEqual(inPath.sort());
       const permission = op.spec['x-permission'];
       if (op.spec.security?.length === 0) expect(permission).toBeUndefined();
+      else if (sessionOnly(op)) expect(['session', 'admin']).toContain(permission);
       else expect(PERMISSIONS).toContain(permission);
     }
   });
@@ -353,10 +379,20 @@ describe('OpenAPI document', () => {
       const url = op.path.replace('{id}', UNKNOWN_ID);
       const json = op.spec.requestBody ? {} : undefined;
       if (op.spec.security?.length === 0) {
-        // Served without a key: never the API key's 401 (public pages with an unknown id are 404).
+        // Served without a key: never the API key's 401 (public pages with an unknown id are 404; the sign-in
+        // routes judge their bodies, an empty one being 422).
         const res = await call(coordinator.client(), op.method, url, { json });
         expect(res.headers.get('www-authenticate') ?? '').not.toMatch(/^Bearer/);
-        if (!op.path.includes('{id}') && op.spec.tags[0] !== 'Public status pages') expectCode(res, 200);
+        if (op.spec.tags[0] === 'Sessions') expect([204, 422]).toContain(res.status);
+        else if (!op.path.includes('{id}') && op.spec.tags[0] !== 'Public status pages') expectCode(res, 200);
+        continue;
+      }
+      if (sessionOnly(op)) {
+        // Never with a key, whatever its permissions; a signed-in admin passes.
+        expectCode(await call(await keyWith(PERMISSIONS), op.method, url, { json }), 403, 'FORBIDDEN');
+        expect([401, 403]).not.toContain((await call(admin.client, op.method, url, { json })).status);
+        // (Bad keys are charged to this address's failure budget, which the operations above nearly spend.)
+        expectCode(await call(coordinator.client(), op.method, url, { json }), 401, 'UNAUTHORIZED');
         continue;
       }
       const permission = op.spec['x-permission'] as Permission;
@@ -376,13 +412,19 @@ describe('OpenAPI document', () => {
 
   it('answers unreadable requests as documented (400, 404, 413, 415, 422)', async () => {
     for (const op of operations) {
-      const unknownParam = await call(a, op.method, `${op.path.replace('{id}', UNKNOWN_ID)}?unknown_parameter=1`, {});
+      const caller = callerOf(op);
+      const unknownParam = await call(
+        caller,
+        op.method,
+        `${op.path.replace('{id}', UNKNOWN_ID)}?unknown_parameter=1`,
+        {},
+      );
       expectCode(unknownParam, 422, 'VALIDATION_ERROR');
       const url = op.path.replace('{id}', UNKNOWN_ID);
       if (op.path.includes('{id}')) {
         const notFoundCode = NOT_FOUND_CODES.find(([prefix]) => op.path.startsWith(prefix))?.[1];
         if (!notFoundCode) throw new Error(`no resource 404 known for ${op.path}`);
-        expectCode(await call(a, op.method, op.path.replace('{id}', '%E0%A4%A'), {}), 404, notFoundCode);
+        expectCode(await call(caller, op.method, op.path.replace('{id}', '%E0%A4%A'), {}), 404, notFoundCode);
       }
       if (!BODY_METHODS.has(op.method)) continue;
       expectCode(await call(a, op.method, url, { raw: '{"name":', headers: JSON_TYPE }), 400, 'INVALID_JSON');
@@ -423,7 +465,8 @@ describe('OpenAPI document', () => {
     for (const op of operations.filter((o) => (o.spec.parameters ?? []).some((p: any) => deref(p).in === 'query'))) {
       const params = op.spec.parameters.map(deref).filter((p: any) => p.in === 'query');
       const path = op.path.replace('{id}', op.path.startsWith('/api/contacts/') ? contactId : monitorId);
-      const defaults = await call(a, op.method, path);
+      const caller = callerOf(op);
+      const defaults = await call(caller, op.method, path);
       expectCode(defaults, 200);
       const byName = Object.fromEntries(params.map((p: any) => [p.name, p.schema]));
       if (byName.page) {
@@ -459,15 +502,15 @@ describe('OpenAPI document', () => {
           throw new Error(`no probe for parameter ${name}`);
         }
         for (const value of good) {
-          expectCode(await call(a, op.method, `${path}?${name}=${encodeURIComponent(value)}`), 200);
+          expectCode(await call(caller, op.method, `${path}?${name}=${encodeURIComponent(value)}`), 200);
         }
         for (const value of bad) {
-          const res = await call(a, op.method, `${path}?${name}=${encodeURIComponent(value)}`);
+          const res = await call(caller, op.method, `${path}?${name}=${encodeURIComponent(value)}`);
           expectCode(res, 422, 'VALIDATION_ERROR');
           expect(res.body.error.details.map((d: any) => d.field)).toContain(name);
         }
       }
-      expectCode(await call(a, op.method, `${path}?unknown=1`), 422, 'VALIDATION_ERROR');
+      expectCode(await call(caller, op.method, `${path}?unknown=1`), 422, 'VALIDATION_ERROR');
     }
   });
 
@@ -1076,6 +1119,68 @@ describe('OpenAPI document', () => {
     expect(res.body.data.id).toBe(owner.accountId);
     const monitors = await call(a, 'GET', '/api/monitors?per_page=1');
     expect(res.body.data.monitors_count).toBe(monitors.body.data.pagination.total);
+  });
+
+  // ---- sessions, users and API keys ---------------------------------------------------
+
+  it('sessions: sign in and out, set a password; refusals as documented', async () => {
+    const anonymous = coordinator.client();
+    const foreign = { headers: { origin: 'https://evil.example' } };
+    const signIn = { email: 'admin@openapi.example', password: 'a long password' };
+    expectCode(await call(anonymous, 'POST', '/auth/login', { json: { ...signIn, password: 'wrong one!' } }), 401);
+    expectCode(await call(anonymous, 'POST', '/auth/login', { json: signIn, ...foreign }), 403, 'FORBIDDEN');
+    const session = await sessionFrom(
+      coordinator.baseUrl,
+      await call(anonymous, 'POST', '/auth/login', { json: signIn }),
+    );
+    const me = await call(session.client, 'GET', '/api/me');
+    expectCode(me, 200);
+    expect(me.body.data.user.email).toBe('admin@openapi.example');
+    expectCode(await call(session.client, 'POST', '/auth/logout', foreign), 403, 'FORBIDDEN');
+    expectCode(await call(session.client, 'POST', '/auth/logout'), 204);
+    expectCode(await call(session.client, 'GET', '/api/me'), 401, 'UNAUTHORIZED');
+
+    const setup = { token: 'x'.repeat(43), email: 'eve@openapi.example', name: 'Eve', password: 'a long password' };
+    expectCode(await call(anonymous, 'POST', '/auth/setup', { json: setup }), 401, 'UNAUTHORIZED');
+    expectCode(await call(anonymous, 'POST', '/auth/setup', { json: setup, ...foreign }), 403, 'FORBIDDEN');
+    const invited = await call(admin.client, 'POST', '/api/users', {
+      json: { email: 'invited@openapi.example', name: 'Invited', role: 'viewer' },
+    });
+    expectCode(invited, 201);
+    const password = { token: tokenOfUrl(invited.body.data.set_password_url), password: 'another long one' };
+    expectCode(await call(anonymous, 'POST', '/auth/set-password', { json: { ...password, token: 'nope' } }), 401);
+    expectCode(await call(anonymous, 'POST', '/auth/set-password', { json: password, ...foreign }), 403);
+    expectCode(await call(anonymous, 'POST', '/auth/set-password', { json: { token: 'x' } }), 422, 'VALIDATION_ERROR');
+    expectCode(await call(anonymous, 'POST', '/auth/set-password', { json: password }), 204);
+  });
+
+  it('users and API keys: list, create, change, delete', async () => {
+    const created = await call(admin.client, 'POST', '/api/users', {
+      json: { email: 'editor@openapi.example', name: 'Editor', role: 'editor' },
+    });
+    expectCode(created, 201);
+    const path = `/api/users/${created.body.data.id as string}`;
+    expectCode(await call(admin.client, 'GET', '/api/users'), 200);
+    expectCode(await call(admin.client, 'PUT', path, { json: { role: 'viewer', disabled: true } }), 200);
+    expectCode(await call(admin.client, 'PUT', path, { json: { role: 'root' } }), 422, 'VALIDATION_ERROR');
+    expectCode(await call(admin.client, 'PUT', `/api/users/${UNKNOWN_ID}`, { json: {} }), 404, 'NOT_FOUND');
+    expectCode(await call(admin.client, 'POST', '/api/users', { json: { email: 'x' } }), 422, 'VALIDATION_ERROR');
+    const adminPath = `/api/users/${admin.me.user.id as string}`;
+    expectCode(await call(admin.client, 'DELETE', adminPath), 422, 'VALIDATION_ERROR');
+    expectCode(await call(admin.client, 'DELETE', path), 204);
+    expectCode(await call(admin.client, 'DELETE', path), 404, 'NOT_FOUND');
+
+    const key = await call(admin.client, 'POST', '/api/keys', {
+      json: { name: 'Robot', permissions: ['account:read'] },
+    });
+    expectCode(key, 201);
+    expectCode(await call(admin.client, 'POST', '/api/keys', { json: { name: '' } }), 422, 'VALIDATION_ERROR');
+    expectCode(await call(admin.client, 'GET', '/api/keys'), 200);
+    const robot = coordinator.client(key.body.data.key);
+    expectCode(await call(robot, 'GET', '/api/account'), 200);
+    expectCode(await call(admin.client, 'DELETE', `/api/keys/${key.body.data.id as string}`), 204);
+    expectCode(await call(admin.client, 'DELETE', `/api/keys/${key.body.data.id as string}`), 404, 'NOT_FOUND');
+    expectCode(await call(robot, 'GET', '/api/account'), 401, 'UNAUTHORIZED');
   });
 
   // ---- coverage ------------------------------------------------------------------------

@@ -18,10 +18,12 @@ export class ApiClient {
   constructor(
     readonly baseUrl: string,
     readonly apiKey?: string,
+    /** Sent with every request (a session's cookie and CSRF token); `options.headers` win. */
+    readonly defaultHeaders: Readonly<Record<string, string>> = {},
   ) {}
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...this.defaultHeaders };
     if (this.apiKey !== undefined) headers.authorization = `Bearer ${this.apiKey}`;
     let body: string | Buffer | undefined;
     if (options.json !== undefined) {

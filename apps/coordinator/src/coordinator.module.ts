@@ -16,6 +16,7 @@ import { OpenApiModule } from './openapi/openapi.module.js';
 import { ProbingModule } from './probing/probing.module.js';
 import { StatusPagesModule } from './status-pages/status-pages.module.js';
 import { SecretsModule } from './secrets/secrets.module.js';
+import { UsersModule } from './users/users.module.js';
 
 /** The coordinator: REST API, state, scheduling, evaluation, incidents and notifications. */
 @Module({})
@@ -37,6 +38,7 @@ export class CoordinatorModule {
         OpenApiModule,
         ProbingModule,
         StatusPagesModule,
+        UsersModule,
       ],
       providers: [BootstrapService, StoppingMarker],
     };

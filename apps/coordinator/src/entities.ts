@@ -8,6 +8,7 @@ import { MonitorContactEntity, MonitorEntity } from './monitors/monitor.entity.j
 import { NOTIFY_ENTITIES } from './notify/notification.entity.js';
 import { RATE_LIMIT_ENTITIES } from './rate-limit/rate-limit.entity.js';
 import { STATUS_PAGES_ENTITIES } from './status-pages/status-page.entity.js';
+import { USERS_ENTITIES } from './sessions/session.entity.js';
 
 /**
  * Every table of the coordinator: each feature's entities, assembled here by the composition
@@ -26,4 +27,5 @@ export const ENTITIES = [
   ...AGENTS_ENTITIES,
   ...RATE_LIMIT_ENTITIES,
   ...STATUS_PAGES_ENTITIES,
+  ...USERS_ENTITIES,
 ];

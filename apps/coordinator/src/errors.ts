@@ -96,4 +96,7 @@ export const notFound = {
   contact: () => new AppError('CONTACT_NOT_FOUND', 'Contact not found.'),
   incident: () => new AppError('INCIDENT_NOT_FOUND', 'Incident not found.'),
   statusPage: () => new AppError('STATUS_PAGE_NOT_FOUND', 'Status page not found.'),
+  // Users and keys (docs/decisions/0022-users-and-sessions.md) take the generic code: no new one.
+  user: () => new AppError('NOT_FOUND', 'User not found.'),
+  apiKey: () => new AppError('NOT_FOUND', 'API key not found.'),
 } as const;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
 import { Database } from '../database/database.js';
 import { AccountEntity, type SubscriptionStatus } from './account.entity.js';
 import { ApiKeyEntity } from './api-key.entity.js';
@@ -35,6 +36,35 @@ export class AccountsRepository {
   /** An account's keys, revoked ones included, oldest first (`keys list`). */
   keysOf(accountId: string): Promise<ApiKeyEntity[]> {
     return this.db.manager.find(ApiKeyEntity, { where: { accountId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /** A page of an account's keys in use (revoked ones left out), by creation, and how many there are. */
+  pageKeys(
+    accountId: string,
+    offset: number | null,
+    limit: number,
+    order: 'ASC' | 'DESC',
+  ): Promise<[ApiKeyEntity[], number]> {
+    const where = { accountId, revokedAt: IsNull() };
+    return Promise.all([
+      offset === null
+        ? Promise.resolve([])
+        : this.db.manager.find(ApiKeyEntity, {
+            where,
+            order: { createdAt: order, id: order },
+            skip: offset,
+            take: limit,
+          }),
+      this.db.manager.countBy(ApiKeyEntity, where),
+    ]);
+  }
+
+  /** Revokes a key of this account still in use; false when there is none (unknown, revoked, another account's). */
+  async revokeKeyOf(accountId: string, id: string, at: number): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      const result = await m.update(ApiKeyEntity, { id, accountId, revokedAt: IsNull() }, { revokedAt: at });
+      return (result.affected ?? 0) > 0;
+    });
   }
 
   findKeyByHash(keyHash: string): Promise<ApiKeyEntity | null> {

@@ -5,10 +5,16 @@ import { FailureThrottle, tooManyFailures } from '../rate-limit/failure-throttle
 import { AccountsRepository } from './accounts.repository.js';
 import { API_KEY_PATTERN, digestsEqual, hashApiKey, weakApiKeyProblem } from './api-key.js';
 import { isPermission, type Permission } from './permissions.js';
+import type { SessionUser } from '../sessions/sessions.service.js';
 
+/**
+ * Who a request stands for: an API key (`keyId`), or a dashboard user's session (`user`;
+ * docs/decisions/0022-users-and-sessions.md). Exactly one of the two is set.
+ */
 export interface Principal {
   accountId: string;
-  keyId: string;
+  keyId: string | null;
+  user: SessionUser | null;
   permissions: ReadonlySet<Permission>;
 }
 
@@ -68,6 +74,6 @@ export class AuthService {
       });
     }
     const permissions = new Set(key.permissions.split(',').filter(isPermission));
-    return { accountId: key.accountId, keyId: key.id, permissions };
+    return { accountId: key.accountId, keyId: key.id, user: null, permissions };
   }
 }

@@ -6,6 +6,7 @@ import { exclusively } from '../database/migrate.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { AccountsService } from './accounts.service.js';
 import { hashApiKey } from './api-key.js';
+import { UsersService } from '../users/users.service.js';
 
 /**
  * Shows the first-start key to the operator: plain text on stderr, written directly, never as a
@@ -19,7 +20,9 @@ export function showKeyOnce(text: string, write: (text: string) => void = (t) =>
 /**
  * First start on an empty database: create the account `default` and show its API key
  * once (or register BOOTSTRAP_API_KEY instead). Serialised with migrations, so two
- * replicas starting together create one account.
+ * replicas starting together create one account. Then, at every start while the database has
+ * no user, show a setup URL for the dashboard's first admin (a new one-time token each start,
+ * valid 24 h; docs/decisions/0022-users-and-sessions.md).
  */
 @Injectable()
 export class BootstrapService implements OnApplicationBootstrap {
@@ -29,42 +32,67 @@ export class BootstrapService implements OnApplicationBootstrap {
     private readonly config: CoordinatorConfig,
     private readonly accounts: AccountsRepository,
     private readonly service: AccountsService,
+    private readonly users: UsersService,
     @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const preset = this.config.BOOTSTRAP_API_KEY;
     await exclusively(this.dataSource, async () => {
-      if ((await this.accounts.countAccounts()) > 0) {
-        if (preset && !(await this.accounts.findKeyByHash(hashApiKey(preset)))) {
-          this.logger.warn('BOOTSTRAP_API_KEY is not registered: it is only used when the database is empty.');
-        }
-        return;
-      }
-      const { account, keyId, apiKey } = await this.service.createAccount('default', preset, 'bootstrap');
-      if (preset) {
-        this.logger.log(
-          `Created account "default" (${account.id}) with the key from BOOTSTRAP_API_KEY, key id ${keyId} ` +
-            '(`keys list` shows it, `keys revoke` retires it).',
-        );
-        return;
-      }
-      const rule = '='.repeat(78);
-      showKeyOnce(
-        [
-          rule,
-          'FIRST START: created the account "default"',
-          `  API key (shown once, store it now): ${apiKey}`,
-          `  account id: ${account.id}, key id: ${keyId}`,
-          'Use it as: Authorization: Bearer <key>. More keys: npm run -s cli -- keys create --account <id>',
-          rule,
-        ].join('\n'),
-      );
-      // The log keeps the event, never the key.
-      this.logger.warn(
-        `FIRST START: created the account "default" (${account.id}) and its key ${keyId}; the key was shown once on ` +
-          'stderr, outside the log records. Lost it? Create another: npm run -s cli -- keys create --account <id>',
-      );
+      await this.firstAccount();
+      await this.setupUrl();
     });
+  }
+
+  /** The dashboard's first admin: the setup URL on stderr (never in the log records), while no user exists. */
+  private async setupUrl(): Promise<void> {
+    const url = await this.users.issueSetupUrl();
+    if (url === null) return;
+    const rule = '='.repeat(78);
+    showKeyOnce(
+      [
+        rule,
+        'DASHBOARD SETUP: no user exists yet. Open this URL to create the first admin (valid 24 h, once):',
+        `  ${url}`,
+        'A new URL is printed at each start until the first admin exists (PUBLIC_URL sets its base).',
+        rule,
+      ].join('\n'),
+    );
+    this.logger.warn(
+      'No dashboard user exists yet: a one-time setup URL was shown on stderr, outside the log records.',
+    );
+  }
+
+  private async firstAccount(): Promise<void> {
+    const preset = this.config.BOOTSTRAP_API_KEY;
+    if ((await this.accounts.countAccounts()) > 0) {
+      if (preset && !(await this.accounts.findKeyByHash(hashApiKey(preset)))) {
+        this.logger.warn('BOOTSTRAP_API_KEY is not registered: it is only used when the database is empty.');
+      }
+      return;
+    }
+    const { account, keyId, apiKey } = await this.service.createAccount('default', preset, 'bootstrap');
+    if (preset) {
+      this.logger.log(
+        `Created account "default" (${account.id}) with the key from BOOTSTRAP_API_KEY, key id ${keyId} ` +
+          '(`keys list` shows it, `keys revoke` retires it).',
+      );
+      return;
+    }
+    const rule = '='.repeat(78);
+    showKeyOnce(
+      [
+        rule,
+        'FIRST START: created the account "default"',
+        `  API key (shown once, store it now): ${apiKey}`,
+        `  account id: ${account.id}, key id: ${keyId}`,
+        'Use it as: Authorization: Bearer <key>. More keys: npm run -s cli -- keys create --account <id>',
+        rule,
+      ].join('\n'),
+    );
+    // The log keeps the event, never the key.
+    this.logger.warn(
+      `FIRST START: created the account "default" (${account.id}) and its key ${keyId}; the key was shown once on ` +
+        'stderr, outside the log records. Lost it? Create another: npm run -s cli -- keys create --account <id>',
+    );
   }
 }

@@ -8,6 +8,7 @@ import { CoreModule } from '../core.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { ENTITIES } from '../entities.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
+import { UsersModule } from '../users/users.module.js';
 
 /** What the admin CLI needs: the same database (migrated on open) and services as the server. */
 @Module({})
@@ -22,6 +23,7 @@ export class CliModule {
         AuthModule,
         ContactsModule,
         AgentsModule,
+        UsersModule,
       ],
     };
   }

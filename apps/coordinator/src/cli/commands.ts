@@ -12,6 +12,22 @@ import { ContactsRepository } from '../contacts/contacts.repository.js';
 import { SecretBox } from '../secrets/secret-box.js';
 import { AccountsRepository } from '../auth/accounts.repository.js';
 import { isObjectId } from '#runtime';
+import { emailAddress } from '../contacts/channels.js';
+import { isRole, ROLES } from '../users/roles.js';
+import type { UserEntity } from '../users/user.entity.js';
+import { UsersService } from '../users/users.service.js';
+
+/** A user as the CLI prints it: never the password hash. */
+const userRow = (u: UserEntity) => ({
+  user_id: u.id,
+  account_id: u.accountId,
+  email: u.email,
+  name: u.name,
+  role: u.role,
+  disabled: u.disabled,
+  created_at: u.createdAt,
+  last_login_at: u.lastLoginAt,
+});
 
 /** A mistake in how the command was called (exit 2) as opposed to a refused action (exit 1). */
 export class UsageError extends Error {}
@@ -118,6 +134,43 @@ export const COMMANDS: Record<string, Command> = {
     async run(app, flags) {
       await app.get(AccountsService).revokeKey(required(flags, 'key'));
       return { revoked: true };
+    },
+  },
+  'users create': {
+    usage: `users create --account <id> --email <email> [--role ${ROLES.join('|')}]`,
+    flags: ['account', 'email', 'role'],
+    async run(app, flags) {
+      const accountId = required(flags, 'account');
+      const email = required(flags, 'email');
+      const problem = emailAddress(email);
+      if (problem) throw new UsageError(`--email ${problem}`);
+      const role = flags.role ?? 'admin';
+      if (!isRole(role)) throw new UsageError(`--role must be one of: ${ROLES.join(', ')}`);
+      const { user, setPasswordUrl } = await app.get(UsersService).cliCreate(accountId, email, role);
+      return { ...userRow(user), set_password_url: setPasswordUrl };
+    },
+  },
+  'users reset-password': {
+    usage: 'users reset-password --user <user_id>',
+    flags: ['user'],
+    async run(app, flags) {
+      const { user, setPasswordUrl } = await app.get(UsersService).cliResetPassword(required(flags, 'user'));
+      return { user_id: user.id, set_password_url: setPasswordUrl };
+    },
+  },
+  'users list': {
+    usage: 'users list --account <id>',
+    flags: ['account'],
+    async run(app, flags) {
+      return { users: (await app.get(UsersService).cliList(required(flags, 'account'))).map(userRow) };
+    },
+  },
+  'users disable': {
+    usage: 'users disable --user <user_id>',
+    flags: ['user'],
+    async run(app, flags) {
+      const user = await app.get(UsersService).cliDisable(required(flags, 'user'));
+      return { user_id: user.id, disabled: true };
     },
   },
   'agents list': {

@@ -21,3 +21,5 @@ export const MonitorIdPipe = objectIdPipe('monitor');
 export const ContactIdPipe = objectIdPipe('contact');
 export const IncidentIdPipe = objectIdPipe('incident');
 export const StatusPageIdPipe = objectIdPipe('statusPage');
+export const UserIdPipe = objectIdPipe('user');
+export const ApiKeyIdPipe = objectIdPipe('apiKey');

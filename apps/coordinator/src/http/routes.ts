@@ -1,8 +1,7 @@
 import { HttpStatus, RequestMethod, type Type } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/internal';
-import { declaredAccess } from '../auth/auth.guard.js';
-import type { Permission } from '../auth/permissions.js';
+import { declaredAccess, type Access } from '../auth/auth.guard.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -23,8 +22,8 @@ export interface DeclaredRoute {
   /** The handler function (the key of its method decorators' metadata). */
   handler: object;
   handlerName: string;
-  /** `public`, the permission it needs, or undefined (the guard refuses such a route). */
-  access: Permission | 'public' | undefined;
+  /** `public`, the permission it needs, `session`/`admin` (dashboard users only), or undefined (the guard refuses such a route). */
+  access: Access | undefined;
   /** The success status: `@HttpCode`, else Nest's default (201 for POST, 200 otherwise). */
   status: number;
   /** The class of its `@Query()` parameter, when it has one typed with a DTO. */

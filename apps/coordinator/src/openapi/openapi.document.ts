@@ -25,8 +25,10 @@ const ERROR_CODES: { readonly [K in ErrorCode]: string } = {
     'The request body could not be read: not valid JSON, not UTF-8, nesting deeper than 32, or a `__proto__` key.',
   UNSUPPORTED_MEDIA_TYPE: 'A body was sent without `Content-Type: application/json`.',
   PAYLOAD_TOO_LARGE: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.`,
-  UNAUTHORIZED: 'The API key is missing, malformed, unknown or revoked.',
-  FORBIDDEN: 'The API key lacks the permission the operation needs (see x-permission).',
+  UNAUTHORIZED:
+    'The API key is missing, malformed, unknown or revoked, or the session cookie has ended (expired, signed out, user disabled).',
+  FORBIDDEN:
+    'The API key or the signed-in user lacks what the operation needs (see x-permission), or a signed-in write failed the CSRF check (X-CSRF-Token, Origin).',
   MONITOR_NOT_FOUND: 'No monitor with this id in the account (malformed ids included).',
   CONTACT_NOT_FOUND: 'No contact with this id in the account (malformed ids included).',
   INCIDENT_NOT_FOUND: 'No incident with this id in the account (malformed ids included).',
@@ -148,7 +150,7 @@ class ErrorResponses {
 /** The error envelope with one of these codes (`details` with VALIDATION_ERROR only). */
 // ---- parameters ------------------------------------------------------------------------
 
-const pathId = (resource: 'monitor' | 'contact' | 'incident' | 'status page'): Schema => ({
+const pathId = (resource: 'monitor' | 'contact' | 'incident' | 'status page' | 'user' | 'API key'): Schema => ({
   name: 'id',
   in: 'path',
   required: true,
@@ -161,6 +163,8 @@ const PARAMETERS = {
   ContactId: pathId('contact'),
   IncidentId: pathId('incident'),
   StatusPageId: pathId('status page'),
+  UserId: pathId('user'),
+  ApiKeyId: pathId('API key'),
   PublicStatusPageId: {
     name: 'id',
     in: 'path',
@@ -208,6 +212,13 @@ function errorCodesOf(route: DeclaredRoute, declaration: OperationDeclaration): 
   return [...codes].sort((a, b) => httpStatusOf(a) - httpStatusOf(b) || order.indexOf(a) - order.indexOf(b));
 }
 
+/** What the description says of an access that is not a key permission (docs/decisions/0022-users-and-sessions.md). */
+const ACCESS_TEXT: Readonly<Record<string, string>> = {
+  public: 'No API key needed.',
+  session: 'Needs a signed-in dashboard user (`x-permission: session`); API keys get 403.',
+  admin: 'Needs a signed-in admin user (`x-permission: admin`); API keys and other roles get 403.',
+};
+
 /** `{name}` placeholders as a regular expression over concrete paths. */
 const templatePattern = (template: string): RegExp =>
   new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+')}$`);
@@ -246,13 +257,19 @@ function operation(route: DeclaredRoute, declaration: OperationDeclaration, erro
     ...(declaration.id ? [{ $ref: `#/components/parameters/${declaration.id}` }] : []),
     ...queryParameters(route, declaration),
   ];
-  const permission = route.access === 'public' ? 'No API key needed.' : `Needs the \`${route.access}\` permission.`;
+  const permission =
+    ACCESS_TEXT[route.access] ??
+    `Needs the \`${route.access}\` permission (an API key, or a signed-in user whose role has it).`;
   return {
     operationId: declaration.operationId,
     tags: [declaration.tag],
     summary: declaration.summary,
     description: [declaration.description, permission].filter(Boolean).join(' '),
-    ...(route.access === 'public' ? { security: [] } : { 'x-permission': route.access }),
+    ...(route.access === 'public'
+      ? { security: [] }
+      : route.access === 'session' || route.access === 'admin'
+        ? { security: [{ sessionCookie: [] }], 'x-permission': route.access }
+        : { 'x-permission': route.access }),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(declaration.body
       ? {
@@ -328,9 +345,16 @@ export function buildOpenApiDocument(routes: readonly DeclaredRoute[]): OpenApiD
       { name: 'Status pages', description: 'Public pages showing the health of chosen monitors.' },
       { name: 'Public status pages', description: 'The status pages themselves, as people and scripts read them.' },
       { name: 'Account', description: 'The account of the API key.' },
+      {
+        name: 'Sessions',
+        description:
+          "The dashboard's sign-in: a `picket_session` cookie. A signed-in request that changes something sends the session's `X-CSRF-Token` (GET /api/me) and, when its browser sends an Origin, this server's.",
+      },
+      { name: 'Users', description: "The account's dashboard users (admins only)." },
+      { name: 'API keys', description: "The account's API keys (admins only; never with a key)." },
       { name: 'Meta', description: 'About the API itself.' },
     ],
-    security: [{ bearerAuth: [] }],
+    security: [{ bearerAuth: [] }, { sessionCookie: [] }],
     paths,
     components: {
       securitySchemes: {
@@ -341,6 +365,15 @@ export function buildOpenApiDocument(routes: readonly DeclaredRoute[]): OpenApiD
           description:
             `Send \`Authorization: Bearer <key>\`. A key belongs to one account and carries permissions (${PERMISSIONS.join(', ')}); ` +
             'each operation names the one it needs in `x-permission`. Any key problem gets the same 401.',
+        },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'picket_session',
+          description:
+            "The dashboard's session (POST /auth/login). Roles: admin (the nine permissions, users and keys), editor (the nine), " +
+            "viewer (the `:read` ones and account:read). Writes also need `X-CSRF-Token` (GET /api/me's csrf_token). " +
+            'A Bearer key, when sent too, is used instead.',
         },
       },
       parameters: PARAMETERS,

@@ -61,6 +61,11 @@ import type { DeliveryJson } from '../notify/deliveries.service.js';
 import { NOTIFICATION_EVENTS } from '../notify/notification-event.js';
 import type { DeliveryClass } from '../notify/notifier.js';
 import { CreateStatusPageDto, STATUS_PAGE_LIMITS, UpdateStatusPageDto } from '../status-pages/status-page.dto.js';
+import type { ApiKeyJson } from '../users/api-keys.service.js';
+import { ROLES } from '../users/roles.js';
+import { CreateKeyDto, CreateUserDto, SetPasswordDto, SetupDto, SignInDto, UpdateUserDto } from '../users/users.dto.js';
+import type { UserJson } from '../users/users.service.js';
+import { PERMISSIONS } from '../auth/permissions.js';
 import {
   OVERALL_TEXT,
   type PublicDay,
@@ -762,6 +767,37 @@ const publicPageFields = {
   generated_at: { ...timestamp, description: 'When the figures were gathered.' },
 } satisfies FieldsOf<PublicPage>;
 
+// ---- users, sessions and API keys --------------------------------------------------------
+
+const userFields = {
+  id: ref('ObjectId'),
+  email: { type: 'string', description: 'As typed; unique across Picket, ignoring case.' },
+  name: { type: 'string' },
+  role: {
+    enum: [...ROLES],
+    description: 'admin: the nine permissions, users and API keys; editor: the nine; viewer: the `:read` ones.',
+  },
+  disabled: { type: 'boolean', description: 'A disabled user cannot sign in; their sessions ended when disabled.' },
+  created_at: timestamp,
+  last_login_at: nullable({ ...timestamp, description: 'Last successful sign-in; null before the first.' }),
+} satisfies FieldsOf<UserJson>;
+
+const { disabled: _disabled, ...meUserFields } = userFields;
+
+const apiKeyFields = {
+  id: ref('ObjectId'),
+  name: { type: 'string' },
+  permissions: { type: 'array', items: { enum: [...PERMISSIONS] } },
+  created_at: timestamp,
+  last_used_at: nullable({
+    ...timestamp,
+    description: 'Last use, recorded at most every 5 minutes; null before the first.',
+  }),
+  prefix: { type: 'string', description: 'The first characters of the key (`pkt_` and 8 hex), to tell keys apart.' },
+} satisfies FieldsOf<ApiKeyJson>;
+
+const passwordText = { description: '10 to 256 Unicode code points.' };
+
 // ---- the components --------------------------------------------------------------------
 
 export function componentSchemas(errorCodes: readonly string[]): Record<string, Schema> {
@@ -955,6 +991,70 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     PublicIncident: object(publicIncidentFields, ['monitor', 'started_at', 'resolved_at']),
     PublicStatusPage: object(publicPageFields, undefined, { description: 'What a public status page shows.' }),
     PublicStatusPageResponse: ok({ data: ref('PublicStatusPage') }, 'A public status page.'),
+
+    SignIn: dtoSchema(SignInDto, { email: { description: 'The email of the user (any case).' } }),
+    Setup: dtoSchema(SetupDto, {
+      token: { description: 'The token of the setup URL.' },
+      email: { description: "The first admin's email." },
+      password: passwordText,
+    }),
+    SetPassword: dtoSchema(SetPasswordDto, {
+      token: { description: 'The token of the set-password URL.' },
+      password: passwordText,
+    }),
+    User: object(userFields, undefined, { description: 'A dashboard user. Never carries a password or its hash.' }),
+    UserCreate: { ...dtoSchema(CreateUserDto), description: 'Unknown fields are refused (422).' },
+    UserUpdate: { ...dtoSchema(UpdateUserDto), description: 'Any subset; only supplied fields change.' },
+    UserResponse: ok({ data: ref('User') }, 'One user.'),
+    UserCreatedResponse: ok(
+      {
+        data: object(
+          {
+            ...userFields,
+            set_password_url: {
+              type: 'string',
+              description: 'One-time URL (valid 24 h) where the user sets their password: hand it to them.',
+            },
+          },
+          undefined,
+        ),
+      },
+      'The new user and their set-password URL.',
+    ),
+    UserListResponse: ok({ data: object(page('users', 'User')) }, 'A page of users.'),
+    Me: object(
+      {
+        user: object(meUserFields),
+        account_id: ref('ObjectId'),
+        permissions: {
+          type: 'array',
+          items: { type: 'string' },
+          description: "The role's permissions; admins also `users:manage` and `keys:manage`.",
+        },
+        csrf_token: {
+          type: 'string',
+          description: 'Send it as `X-CSRF-Token` with every POST, PUT, PATCH and DELETE of this session.',
+        },
+      },
+      undefined,
+      { description: 'The signed-in user.' },
+    ),
+    MeResponse: ok({ data: ref('Me') }, 'The signed-in user.'),
+    ApiKey: object(apiKeyFields, undefined, { description: 'An API key, without the key.' }),
+    ApiKeyCreate: dtoSchema(CreateKeyDto, {
+      name: { description: 'What the key is for.' },
+      permissions: { description: 'Without it, all nine.' },
+    }),
+    ApiKeyCreatedResponse: ok(
+      {
+        data: object(
+          { ...apiKeyFields, key: { type: 'string', description: 'The whole key: shown this once, never again.' } },
+          undefined,
+        ),
+      },
+      'The new key.',
+    ),
+    ApiKeyListResponse: ok({ data: object(page('keys', 'ApiKey')) }, 'A page of API keys.'),
   });
   return schemas;
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { CLOCK, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import { AppError } from '../errors.js';
@@ -7,8 +8,16 @@ import { describe, HOUR_MS, nextTat, type Decision, type Limits } from './gcra.j
 import { RateLimitStore } from './rate-limit.store.js';
 import { rateLimitHeaders } from './rate-limiter.js';
 
-/** What failed: a bearer API key, or the basic auth of a status page. Each has its own budget per address. */
-export type FailureKind = 'api_key' | 'basic_auth';
+/**
+ * What failed: a bearer API key, the basic auth of a status page, or a dashboard sign-in
+ * (docs/decisions/0022-users-and-sessions.md). Each has its own budget per address.
+ */
+export type FailureKind = 'api_key' | 'basic_auth' | 'password';
+
+const addressKey = (kind: FailureKind, address: string | undefined) => `${kind}:${addressBucket(address)}`;
+
+/** The budget of one email address at sign-in, by its SHA-256: the table never holds people's addresses. */
+const emailKey = (email: string) => `email:${createHash('sha256').update(email.toLowerCase(), 'utf8').digest('hex')}`;
 
 /** Expired failure buckets are deleted at most this often per replica. */
 const PRUNE_INTERVAL_MS = 60_000;
@@ -34,8 +43,16 @@ export class FailureThrottle {
   }
 
   /** Charges one failure from `address`: null when it fit, or the refusal when the budget was already spent. */
-  async failed(kind: FailureKind, address: string | undefined): Promise<Decision | null> {
-    const id = `${kind}:${addressBucket(address)}`;
+  failed(kind: FailureKind, address: string | undefined): Promise<Decision | null> {
+    return this.charge(addressKey(kind, address));
+  }
+
+  /** Charges one failed sign-in to `email`'s own budget (whatever address it came from): as `failed`. */
+  failedEmail(email: string): Promise<Decision | null> {
+    return this.charge(emailKey(email));
+  }
+
+  private async charge(id: string): Promise<Decision | null> {
     const now = this.clock.now();
     const tat = await this.store.admit('auth_failure', id, now, HOUR_MS / this.limits.budget);
     this.prune(now);
@@ -47,8 +64,16 @@ export class FailureThrottle {
    * guessed (basic auth), a success is admitted only when a failure would have been: otherwise
    * the answer to the right guess would tell a throttled guesser that it won.
    */
-  async spent(kind: FailureKind, address: string | undefined): Promise<Decision | null> {
-    const id = `${kind}:${addressBucket(address)}`;
+  spent(kind: FailureKind, address: string | undefined): Promise<Decision | null> {
+    return this.spentOf(addressKey(kind, address));
+  }
+
+  /** As `spent`, for the budget of one email address at sign-in. */
+  spentEmail(email: string): Promise<Decision | null> {
+    return this.spentOf(emailKey(email));
+  }
+
+  private async spentOf(id: string): Promise<Decision | null> {
     const now = this.clock.now();
     const stored = await this.store.tatOf('auth_failure', id);
     return nextTat(stored, now, 1, this.limits) - now <= HOUR_MS ? null : this.decide(stored, now);

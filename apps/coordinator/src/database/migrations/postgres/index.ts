@@ -12,6 +12,7 @@ import { MonitorLastChecked1764900000000 } from './1764900000000-monitor-last-ch
 import { CoordinatorMode1765000000000 } from './1765000000000-coordinator-mode.js';
 import { AbuseLimits1765200000000 } from './1765200000000-abuse-limits.js';
 import { DeliveryLogContact1765400000000 } from './1765400000000-delivery-log-contact.js';
+import { UsersAndSessions1765600000000 } from './1765600000000-users-and-sessions.js';
 import { SealedSecrets1765620000000 } from './1765620000000-sealed-secrets.js';
 import { RequestHeadersRepair1765650000000 } from './1765650000000-request-headers-repair.js';
 
@@ -31,6 +32,7 @@ export const POSTGRES_MIGRATIONS = [
   CoordinatorMode1765000000000,
   AbuseLimits1765200000000,
   DeliveryLogContact1765400000000,
+  UsersAndSessions1765600000000,
   SealedSecrets1765620000000,
   RequestHeadersRepair1765650000000,
 ];
