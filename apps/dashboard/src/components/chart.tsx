@@ -1,0 +1,55 @@
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+export interface ChartSeries {
+  label: string;
+  values: (number | null)[];
+}
+
+const PALETTE = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
+
+/** Response times over time (one line per series) with uPlot; x in Unix seconds, shown in the local zone. */
+export function TimeChart({ x, series, label }: { x: number[]; series: ChartSeries[]; label: string }) {
+  const holder = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = holder.current;
+    if (!element) return;
+    const dark =
+      matchMedia('(prefers-color-scheme: dark)').matches || document.documentElement.dataset.theme === 'dark';
+    const light = document.documentElement.dataset.theme === 'light';
+    const ink = dark && !light ? '#cbd5e1' : '#334155';
+    const grid = dark && !light ? 'rgba(148,163,184,0.15)' : 'rgba(51,65,85,0.12)';
+    const width = Math.max(280, element.clientWidth);
+    const plot = new uPlot(
+      {
+        width,
+        height: 260,
+        scales: { x: { time: true } },
+        axes: [
+          { stroke: ink, grid: { stroke: grid } },
+          { stroke: ink, grid: { stroke: grid }, values: (_u, ticks) => ticks.map((t) => `${t} ms`), size: 60 },
+        ],
+        series: [
+          {},
+          ...series.map((s, i) => ({
+            label: s.label,
+            stroke: PALETTE[i % PALETTE.length],
+            width: 1.5,
+            spanGaps: false,
+            value: (_u: uPlot, v: number | null) => (v === null ? '–' : `${Math.round(v)} ms`),
+          })),
+        ],
+      },
+      [x, ...series.map((s) => s.values)],
+      element,
+    );
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(280, element.clientWidth), height: 260 }));
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [x, series]);
+  return <div className="chart" ref={holder} role="img" aria-label={label} />;
+}
