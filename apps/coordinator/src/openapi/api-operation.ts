@@ -8,10 +8,12 @@ import type { ErrorCode } from '../errors.js';
 
 export type Schema = JsonSchema;
 
-export type Tag = 'Monitors' | 'Contacts' | 'Incidents' | 'Status pages' | 'Public status pages' | 'Account' | 'Meta';
+export type Tag =
+  'Monitors' | 'Contacts' | 'Incidents' | 'Status pages' | 'Public status pages' | 'Account' | 'Meta' | 'Dashboard';
 
 /** Path parameters of components.parameters, by the resource whose id they are. */
-export type PathParameter = 'MonitorId' | 'ContactId' | 'IncidentId' | 'StatusPageId' | 'PublicStatusPageId';
+export type PathParameter =
+  'MonitorId' | 'ContactId' | 'IncidentId' | 'StatusPageId' | 'PublicStatusPageId' | 'DashboardAsset';
 
 export interface OperationDeclaration {
   /** The documented path when it is not the route's own (`/status/{id}.json` of `status/:page`). */

@@ -141,6 +141,13 @@ const PARAMETERS = {
     description: 'The status page id. A malformed or unknown id is the same 404.',
     schema: { type: 'string' },
   },
+  DashboardAsset: {
+    name: 'file',
+    in: 'path',
+    required: true,
+    description: "The file name under the build's assets/ (with its content hash).",
+    schema: { type: 'string' },
+  },
 } as const;
 
 /** Query parameters from the route's query DTO: each given at most once, as plain text (booleans exactly true/false). */
@@ -297,6 +304,7 @@ export function buildOpenApiDocument(routes: readonly DeclaredRoute[]): OpenApiD
       { name: 'Public status pages', description: 'The status pages themselves, as people and scripts read them.' },
       { name: 'Account', description: 'The account of the API key.' },
       { name: 'Meta', description: 'About the API itself.' },
+      { name: 'Dashboard', description: 'The web dashboard served by the coordinator: its pages and files.' },
     ],
     security: [{ bearerAuth: [] }],
     paths,
