@@ -52,7 +52,7 @@ export const DASHBOARD_HEADERS = {
 /** Vite names what it emits `name-<hash>.ext`, flat under assets/: nothing else is served. */
 const ASSET_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.(js|css|svg|png|woff2|map)$/;
 
-const TYPES: Record<string, string> = {
+export const ASSET_TYPES: Readonly<Record<string, string>> = {
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
   svg: 'image/svg+xml',
@@ -134,7 +134,7 @@ export class DashboardFiles {
     if (known) return known;
     const body = await readFile(join(this.dir, 'assets', name)).catch(() => null);
     if (body === null) return null;
-    const type = TYPES[match[1]!]!;
+    const type = ASSET_TYPES[match[1]!]!;
     const compressible = type.startsWith('text/') || type.startsWith('application/json') || type === 'image/svg+xml';
     const asset = { type, body, gzip: compressible && body.length > 1024 ? gzipSync(body) : null };
     this.assets.set(name, asset);

@@ -13,7 +13,7 @@ export type Tag =
 
 /** Path parameters of components.parameters, by the resource whose id they are. */
 export type PathParameter =
-  'MonitorId' | 'ContactId' | 'IncidentId' | 'StatusPageId' | 'PublicStatusPageId' | 'DashboardAsset';
+  'MonitorId' | 'ContactId' | 'IncidentId' | 'StatusPageId' | 'PublicStatusPageId' | 'DashboardAsset' | 'DashboardRef';
 
 export interface OperationDeclaration {
   /** The documented path when it is not the route's own (`/status/{id}.json` of `status/:page`). */

@@ -148,6 +148,13 @@ const PARAMETERS = {
     description: "The file name under the build's assets/ (with its content hash).",
     schema: { type: 'string' },
   },
+  DashboardRef: {
+    name: 'ref',
+    in: 'path',
+    required: true,
+    description: 'The id of the resource the dashboard page shows; the app, not the server, looks it up.',
+    schema: { type: 'string' },
+  },
 } as const;
 
 /** Query parameters from the route's query DTO: each given at most once, as plain text (booleans exactly true/false). */

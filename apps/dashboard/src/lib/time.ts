@@ -21,7 +21,7 @@ export function utcTime(unixSeconds: number): string {
   return `${new Date(unixSeconds * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
-/** A duration in seconds, the two largest units: `45 s`, `3 min 20 s`, `2 h 5 min`, `3 d 4 h`. */
+/** A duration in seconds, the largest unit and the next one when not zero: `45 s`, `3 min 20 s`, `2 h 5 min`, `1 d`. */
 export function duration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   const units: [string, number][] = [
@@ -30,17 +30,15 @@ export function duration(seconds: number): string {
     ['min', 60],
     ['s', 1],
   ];
-  const parts: string[] = [];
-  let rest = s;
-  for (const [name, size] of units) {
-    const amount = Math.floor(rest / size);
-    if (amount > 0 || (parts.length > 0 && parts.length < 2)) {
-      if (amount > 0) parts.push(`${amount} ${name}`);
-      rest -= amount * size;
-    }
-    if (parts.length === 2) break;
-  }
-  return parts.length === 0 ? '0 s' : parts.join(' ');
+  const first = units.findIndex(([, size]) => s >= size);
+  if (first === -1) return '0 s';
+  const [name, size] = units[first]!;
+  const whole = Math.floor(s / size);
+  const text = `${whole} ${name}`;
+  const next = units[first + 1];
+  if (next === undefined) return text;
+  const rest = Math.floor((s - whole * size) / next[1]);
+  return rest === 0 ? text : `${text} ${rest} ${next[0]}`;
 }
 
 /** `5 min ago` from two Unix-second times. */

@@ -7,6 +7,9 @@ import { navigate, useLocation } from '../lib/router.tsx';
 
 type Kind = 'login' | 'setup' | 'set-password';
 
+/** Set when a password was just chosen, for the sign-in page to say so (pages take no query but the token). */
+let passwordJustSet = false;
+
 const TEXT: Record<Kind, { title: string; intro: string; button: string }> = {
   login: { title: 'Sign in to Picket', intro: '', button: 'Sign in' },
   setup: {
@@ -72,7 +75,8 @@ export function AuthPage({ kind }: { kind: Kind }) {
         await client.invalidateQueries({ queryKey: ['me'] });
         navigate('/', { replace: true });
       } else {
-        navigate('/login?done=1', { replace: true });
+        passwordJustSet = true;
+        navigate('/login', { replace: true });
       }
     } catch (error) {
       if (error instanceof ApiError && error.details.length > 0) {
@@ -98,7 +102,7 @@ export function AuthPage({ kind }: { kind: Kind }) {
         </p>
         <h1 id="auth-title">{text.title}</h1>
         {text.intro && <p className="muted">{text.intro}</p>}
-        {kind === 'login' && search.get('done') === '1' && (
+        {kind === 'login' && passwordJustSet && (
           <p className="note ok" role="status">
             Your password is set. Sign in with it.
           </p>
