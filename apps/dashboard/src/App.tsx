@@ -33,10 +33,10 @@ function page(path: string, me: Me): { title: string; node: ReactNode } | null {
     ['/incidents', 'Incidents', () => <IncidentsPage />],
     ['/incidents/:id', 'Incident', (p) => <IncidentPage id={p.id!} />],
     ['/contacts', 'Contacts', () => <ContactsPage />],
-    ['/contacts/new', 'New contact', () => <ContactsPage />],
+    ['/contacts/new', 'New contact', () => <ContactsPage creating />],
     ['/contacts/:id', 'Contact', (p) => <ContactsPage id={p.id} />],
     ['/status-pages', 'Status pages', () => <StatusPagesPage />],
-    ['/status-pages/new', 'New status page', () => <StatusPagesPage />],
+    ['/status-pages/new', 'New status page', () => <StatusPagesPage creating />],
     ['/status-pages/:id', 'Status page', (p) => <StatusPagesPage id={p.id} />],
     ['/settings', 'Settings', () => <SettingsPage me={me} />],
   ];
