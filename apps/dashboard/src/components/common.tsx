@@ -71,24 +71,3 @@ export function Loading({ what }: { what: string }) {
     </p>
   );
 }
-
-/** A small line of values (oldest first), for a row: drawn in SVG, no library. */
-export function Sparkline({ values, label }: { values: readonly (number | null)[]; label: string }) {
-  const known = values.filter((v): v is number => v !== null);
-  if (known.length < 2) return <span className="muted spark-empty">no data</span>;
-  const max = Math.max(...known);
-  const min = Math.min(...known);
-  const span = max - min || 1;
-  const step = 100 / (values.length - 1);
-  let path = '';
-  values.forEach((value, i) => {
-    if (value === null) return;
-    const y = 22 - ((value - min) / span) * 20;
-    path += `${path === '' || values[i - 1] === null ? 'M' : 'L'}${(i * step).toFixed(1)},${y.toFixed(1)}`;
-  });
-  return (
-    <svg className="spark" viewBox="0 0 100 24" preserveAspectRatio="none" role="img" aria-label={label}>
-      <path d={path} />
-    </svg>
-  );
-}

@@ -54,10 +54,30 @@ function Counts({ monitors }: { monitors: Monitor[] | null }) {
   );
 }
 
-function Row({ monitor, now, top, height }: { monitor: Monitor; now: number; top: number; height: number }) {
+function Row({
+  monitor,
+  now,
+  top,
+  height,
+  position,
+  count,
+}: {
+  monitor: Monitor;
+  now: number;
+  top: number;
+  height: number;
+  position: number;
+  count: number;
+}) {
   const status = shownStatus(monitor);
   return (
-    <li className={`row row-${status}`} style={{ transform: `translateY(${top}px)`, height }} data-monitor={monitor.id}>
+    <li
+      className={`row row-${status}`}
+      style={{ transform: `translateY(${top}px)`, height }}
+      data-monitor={monitor.id}
+      aria-setsize={count}
+      aria-posinset={position}
+    >
       <StatusBadge status={status} />
       <span className="name">
         <Link href={`/monitors/${monitor.id}`}>{monitor.name}</Link>
@@ -186,7 +206,7 @@ export function Overview() {
             <span>Last check</span>
           </div>
           <div className="list-scroll" ref={scroller} tabIndex={0} aria-label="Monitors list">
-            <ul className="rows" style={{ height: shown.length * rowHeight }} aria-rowcount={shown.length}>
+            <ul className="rows" style={{ height: shown.length * rowHeight }}>
               {shown.slice(range.start, range.end).map((monitor, i) => (
                 <Row
                   key={monitor.id}
@@ -194,6 +214,8 @@ export function Overview() {
                   now={now}
                   top={(range.start + i) * rowHeight}
                   height={rowHeight}
+                  position={range.start + i + 1}
+                  count={shown.length}
                 />
               ))}
             </ul>
