@@ -36,7 +36,9 @@ export function TimeChart({ x, series, label }: { x: number[]; series: ChartSeri
             label: s.label,
             stroke: PALETTE[i % PALETTE.length],
             width: 1.5,
-            spanGaps: false,
+            // Each region has values only at its own check times: join them across the others'.
+            spanGaps: true,
+            points: { show: true, size: 4 },
             value: (_u: uPlot, v: number | null) => (v === null ? '–' : `${Math.round(v)} ms`),
           })),
         ],

@@ -160,6 +160,11 @@ export function MonitorForm({ id }: { id?: string }) {
     },
   });
 
+  // After a refusal, keyboard and screen-reader users land on the first field to change.
+  useEffect(() => {
+    if (Object.keys(errors.byField).length > 0) document.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [errors]);
+
   if (id !== undefined && existing.isPending) return <Loading what="the monitor" />;
   if (existing.isError) return <ErrorNote error={existing.error} />;
   if (draft === null) return null;
