@@ -50,7 +50,7 @@ function page(path: string, me: Me): { title: string; node: ReactNode } | null {
 function ThemeToggle() {
   const [choice, setChoice] = useState<ThemeChoice>(storedTheme());
   const next: Record<ThemeChoice, ThemeChoice> = { system: 'light', light: 'dark', dark: 'system' };
-  const names: Record<ThemeChoice, string> = { system: 'System theme', light: 'Light theme', dark: 'Dark theme' };
+  const names: Record<ThemeChoice, string> = { system: 'Theme: system', light: 'Theme: light', dark: 'Theme: dark' };
   return (
     <button
       type="button"
@@ -59,7 +59,7 @@ function ThemeToggle() {
         applyTheme(next[choice]);
         setChoice(next[choice]);
       }}
-      title="Change the colour theme"
+      title={`Colour theme: ${choice === 'system' ? "the system's" : choice}. Change to ${next[choice]}.`}
     >
       {names[choice]}
     </button>
