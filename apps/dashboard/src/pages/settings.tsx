@@ -172,23 +172,150 @@ function Keys() {
   );
 }
 
-function Users() {
+const ROLES = ['admin', 'editor', 'viewer'] as const;
+
+function InviteUser() {
+  const client = useQueryClient();
+  const [draft, setDraft] = useState({ email: '', name: '', role: 'editor' });
+  const [link, setLink] = useState<string | null>(null);
+  const invite = useMutation({
+    mutationFn: async () =>
+      (await api.post<{ data: { set_password_url: string } }>('/api/users', draft)).data.set_password_url,
+    onSuccess: async (url) => {
+      setLink(url);
+      setDraft({ email: '', name: '', role: 'editor' });
+      await client.invalidateQueries({ queryKey: ['users'] });
+    },
+  });
+  const errors =
+    invite.error instanceof ApiError ? fieldErrors(invite.error.details, ['email', 'name', 'role']).byField : {};
+  return (
+    <form
+      className="form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setLink(null);
+        invite.mutate();
+      }}
+    >
+      <h3>Invite a user</h3>
+      <div className="row3">
+        <Field label="E-mail" error={errors.email}>
+          {(p) => (
+            <input
+              {...p}
+              type="email"
+              value={draft.email}
+              onChange={(e) => setDraft({ ...draft, email: e.target.value })}
+            />
+          )}
+        </Field>
+        <Field label="Name" error={errors.name}>
+          {(p) => <input {...p} value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />}
+        </Field>
+        <Field label="Role" error={errors.role}>
+          {(p) => (
+            <select {...p} value={draft.role} onChange={(e) => setDraft({ ...draft, role: e.target.value })}>
+              {ROLES.map((r) => (
+                <option key={r}>{r}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </div>
+      {invite.error && !(invite.error instanceof ApiError && invite.error.details.length > 0) && (
+        <ErrorNote error={invite.error} />
+      )}
+      <button className="primary" type="submit" disabled={invite.isPending}>
+        Invite
+      </button>
+      {link && (
+        <div className="note ok" role="status">
+          <p>Send this link to the new user; it lets them choose a password once.</p>
+          <code className="secret">{link}</code>
+        </div>
+      )}
+    </form>
+  );
+}
+
+function Users({ me }: { me: Me }) {
+  const client = useQueryClient();
   const users = useQuery({
     queryKey: ['users'],
     queryFn: async () => (await api.get<{ data: { users: User[] } }>('/api/users')).data.users,
+  });
+  const change = useMutation({
+    mutationFn: ({ id, role }: { id: string; role: string }) => api.put(`/api/users/${id}`, { role }),
+    onSettled: () => client.invalidateQueries({ queryKey: ['users'] }),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api.delete(`/api/users/${id}`),
+    onSettled: () => client.invalidateQueries({ queryKey: ['users'] }),
   });
   return (
     <section className="card" aria-labelledby="users-title">
       <h2 id="users-title">Users</h2>
       {users.isPending && <Loading what="users" />}
-      <ErrorNote error={users.error} />
-      <ul className="plain">
-        {(users.data ?? []).map((u) => (
-          <li key={u.id}>
-            {u.name} &lt;{u.email}&gt; · {u.role} · last sign-in <Time at={u.last_login_at} />
-          </li>
-        ))}
-      </ul>
+      <ErrorNote error={users.error ?? change.error ?? remove.error} />
+      {users.data && (
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">E-mail</th>
+                <th scope="col">Role</th>
+                <th scope="col">Last sign-in</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.data.map((u) => (
+                <tr key={u.id}>
+                  <td>{u.name}</td>
+                  <td>{u.email}</td>
+                  <td>
+                    {u.id === me.user.id ? (
+                      u.role
+                    ) : (
+                      <select
+                        aria-label={`Role of ${u.name}`}
+                        value={u.role}
+                        onChange={(e) => change.mutate({ id: u.id, role: e.target.value })}
+                      >
+                        {ROLES.map((r) => (
+                          <option key={r}>{r}</option>
+                        ))}
+                      </select>
+                    )}
+                  </td>
+                  <td>
+                    <Time at={u.last_login_at} />
+                  </td>
+                  <td>
+                    {u.id !== me.user.id && (
+                      <button
+                        type="button"
+                        className="danger"
+                        onClick={() => {
+                          if (confirm(`Remove ${u.name} (${u.email})? They are signed out at once.`))
+                            remove.mutate(u.id);
+                        }}
+                      >
+                        Remove
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <InviteUser />
     </section>
   );
 }
@@ -226,7 +353,7 @@ export function SettingsPage({ me }: { me: Me }) {
         )}
       </section>
       {me.user.role === 'admin' && <Keys />}
-      {me.user.role === 'admin' && <Users />}
+      {me.user.role === 'admin' && <Users me={me} />}
     </section>
   );
 }
