@@ -2,10 +2,7 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
-export interface ChartSeries {
-  label: string;
-  values: (number | null)[];
-}
+import type { ChartSeries } from '../lib/chart-data.ts';
 
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
 

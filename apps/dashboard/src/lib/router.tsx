@@ -1,5 +1,7 @@
 import { useEffect, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
+export { matchPath } from './route-match.ts';
+
 /**
  * A small history router: the dashboard has a dozen fixed routes, which a table and the
  * History API cover without a dependency (docs/dashboard.md).
@@ -26,21 +28,6 @@ export function useLocation(): { path: string; search: URLSearchParams } {
     };
   }, []);
   return { path: location.pathname, search: new URLSearchParams(location.search) };
-}
-
-/** `/monitors/:id/edit` against `/monitors/abc/edit` → `{ id: 'abc' }`; null when it does not match. */
-export function matchPath(pattern: string, path: string): Record<string, string> | null {
-  const want = pattern.split('/').filter(Boolean);
-  const got = path.split('/').filter(Boolean);
-  if (want.length !== got.length) return null;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < want.length; i++) {
-    const part = want[i]!;
-    const value = got[i]!;
-    if (part.startsWith(':')) params[part.slice(1)] = decodeURIComponent(value);
-    else if (part !== value) return null;
-  }
-  return params;
 }
 
 /** An anchor that navigates in the app (a modified click still opens a new tab). */

@@ -129,28 +129,30 @@ export function IncidentPage({ id }: { id: string }) {
       <section className="card" aria-labelledby="evidence-title">
         <h2 id="evidence-title">Evidence</h2>
         <p className="muted">The latest result of each region when the incident opened.</p>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Region</th>
-              <th scope="col">Result</th>
-              <th scope="col">Reason</th>
-              <th scope="col">When</th>
-            </tr>
-          </thead>
-          <tbody>
-            {Object.entries(i.check_results).map(([region, r]) => (
-              <tr key={region} className={`result-${r.status}`}>
-                <td>{region}</td>
-                <td>{r.status}</td>
-                <td>{r.error ?? '–'}</td>
-                <td>
-                  <Time at={r.checked_at} />
-                </td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Region</th>
+                <th scope="col">Result</th>
+                <th scope="col">Reason</th>
+                <th scope="col">When</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {Object.entries(i.check_results).map(([region, r]) => (
+                <tr key={region} className={`result-${r.status}`}>
+                  <td>{region}</td>
+                  <td>{r.status}</td>
+                  <td>{r.error ?? '–'}</td>
+                  <td>
+                    <Time at={r.checked_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         <p>
           <Link href={`/monitors/${i.monitor_id}`}>Open the monitor</Link>
         </p>

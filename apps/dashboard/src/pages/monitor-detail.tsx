@@ -1,31 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { TimeChart, type ChartSeries } from '../components/chart.tsx';
+import { TimeChart } from '../components/chart.tsx';
+import { chartData, type Check } from '../lib/chart-data.ts';
 import { ErrorNote, Loading, StatusBadge, Time } from '../components/common.tsx';
 import { api, query } from '../lib/api.ts';
 import { monitorType, monitorUrl, shownStatus, type Monitor } from '../lib/monitors.ts';
 import { Link, navigate } from '../lib/router.tsx';
 import { duration } from '../lib/time.ts';
 import type { Incident } from './incidents.tsx';
-
-export interface Check {
-  id: string;
-  region: string;
-  status: 'up' | 'down' | 'unknown' | 'blocked';
-  response_time_ms: number | null;
-  timings: {
-    dns_ms: number | null;
-    connect_ms: number | null;
-    tls_ms: number | null;
-    first_byte_ms: number | null;
-    total_ms: number | null;
-  } | null;
-  http_status: number | null;
-  error: string | null;
-  phase: string | null;
-  checked_at: number;
-  checker_ip: string | null;
-}
 
 interface Figures {
   checks: number;
@@ -55,21 +37,6 @@ const percent = (value: number | null) =>
   value === null ? '–' : `${value === 0 || value === 100 ? value : value.toFixed(2)} %`;
 const ms = (value: number | null | undefined) => (value === null || value === undefined ? '–' : `${value} ms`);
 
-/** Response time per region (the recent checks the API gives, oldest first), one series a region. */
-export function chartData(checks: readonly Check[], since: number): { x: number[]; series: ChartSeries[] } {
-  const kept = checks.filter((c) => c.checked_at >= since).sort((a, b) => a.checked_at - b.checked_at);
-  const regions = [...new Set(kept.map((c) => c.region))].sort();
-  const x = [...new Set(kept.map((c) => c.checked_at))];
-  const index = new Map(x.map((t, i) => [t, i]));
-  const series = regions.map((region) => {
-    const values: (number | null)[] = x.map(() => null);
-    for (const c of kept)
-      if (c.region === region && c.status === 'up') values[index.get(c.checked_at)!] = c.response_time_ms;
-    return { label: region, values };
-  });
-  return { x, series };
-}
-
 function Why({ monitor, checks, incident }: { monitor: Monitor; checks: Check[]; incident: Incident | undefined }) {
   const status = monitor.last_status;
   // The newest result of each region: what the verdict rests on.
@@ -93,31 +60,33 @@ function Why({ monitor, checks, incident }: { monitor: Monitor; checks: Check[];
       )}
       {status === 'pending' && <p>No check has finished yet.</p>}
       {rows.length > 0 && (
-        <table>
-          <caption className="sr-only">The newest check of each region</caption>
-          <thead>
-            <tr>
-              <th scope="col">Region</th>
-              <th scope="col">Result</th>
-              <th scope="col">Failed at</th>
-              <th scope="col">Reason</th>
-              <th scope="col">When</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((c) => (
-              <tr key={c.region} className={`result-${c.status}`}>
-                <td>{c.region}</td>
-                <td>{c.status}</td>
-                <td>{c.status === 'up' ? '–' : (c.phase ?? '–')}</td>
-                <td>{c.error ?? (c.http_status ? `HTTP ${c.http_status}` : '–')}</td>
-                <td>
-                  <Time at={c.checked_at} />
-                </td>
+        <div className="table-scroll">
+          <table>
+            <caption className="sr-only">The newest check of each region</caption>
+            <thead>
+              <tr>
+                <th scope="col">Region</th>
+                <th scope="col">Result</th>
+                <th scope="col">Failed at</th>
+                <th scope="col">Reason</th>
+                <th scope="col">When</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((c) => (
+                <tr key={c.region} className={`result-${c.status}`}>
+                  <td>{c.region}</td>
+                  <td>{c.status}</td>
+                  <td>{c.status === 'up' ? '–' : (c.phase ?? '–')}</td>
+                  <td>{c.error ?? (c.http_status ? `HTTP ${c.http_status}` : '–')}</td>
+                  <td>
+                    <Time at={c.checked_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {status === 'down' && incident && Object.keys(incident.check_results).length > 0 && (
         <>
@@ -260,30 +229,32 @@ export function MonitorDetail({ id }: { id: string }) {
       <section className="card" aria-labelledby="figures-title">
         <h2 id="figures-title">Uptime and response time</h2>
         <ErrorNote error={stats.error} />
-        <table className="figures">
-          <thead>
-            <tr>
-              <th scope="col">Period</th>
-              <th scope="col">Uptime</th>
-              <th scope="col">Mean</th>
-              <th scope="col">p95</th>
-              <th scope="col">Checks</th>
-              <th scope="col">Failures</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(stats.data ?? []).map((s) => (
-              <tr key={s.period}>
-                <th scope="row">{s.period}</th>
-                <td>{percent(s.overall.uptime_percent)}</td>
-                <td>{ms(s.overall.mean_response_ms)}</td>
-                <td>{ms(s.overall.p95_response_ms)}</td>
-                <td>{s.overall.checks}</td>
-                <td>{s.overall.failures}</td>
+        <div className="table-scroll">
+          <table className="figures">
+            <thead>
+              <tr>
+                <th scope="col">Period</th>
+                <th scope="col">Uptime</th>
+                <th scope="col">Mean</th>
+                <th scope="col">p95</th>
+                <th scope="col">Checks</th>
+                <th scope="col">Failures</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {(stats.data ?? []).map((s) => (
+                <tr key={s.period}>
+                  <th scope="row">{s.period}</th>
+                  <td>{percent(s.overall.uptime_percent)}</td>
+                  <td>{ms(s.overall.mean_response_ms)}</td>
+                  <td>{ms(s.overall.p95_response_ms)}</td>
+                  <td>{s.overall.checks}</td>
+                  <td>{s.overall.failures}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       </section>
 
       <section className="card" aria-labelledby="chart-title">
