@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
@@ -6,9 +6,27 @@ import type { ChartSeries } from '../lib/chart-data.ts';
 
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
 
+/** Changes when the colour theme does (the toggle, or the system's preference), so the chart redraws in its colours. */
+function useThemeVersion(): number {
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    const bump = () => setVersion((v) => v + 1);
+    const observer = new MutationObserver(bump);
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    const query = matchMedia('(prefers-color-scheme: dark)');
+    query.addEventListener('change', bump);
+    return () => {
+      observer.disconnect();
+      query.removeEventListener('change', bump);
+    };
+  }, []);
+  return version;
+}
+
 /** Response times over time (one line per series) with uPlot; x in Unix seconds, shown in the local zone. */
 export function TimeChart({ x, series, label }: { x: number[]; series: ChartSeries[]; label: string }) {
   const holder = useRef<HTMLDivElement>(null);
+  const theme = useThemeVersion();
   useEffect(() => {
     const element = holder.current;
     if (!element) return;
@@ -49,6 +67,6 @@ export function TimeChart({ x, series, label }: { x: number[]; series: ChartSeri
       resize.disconnect();
       plot.destroy();
     };
-  }, [x, series]);
+  }, [x, series, theme]);
   return <div className="chart" ref={holder} role="img" aria-label={label} />;
 }
