@@ -41,18 +41,10 @@ function ensureInstalled() {
   }
 }
 
-/** Builds dist/ when any source or config is newer than the last build (one builder at a time). */
-function ensureBuilt() {
-  const stamp = join(root, 'dist', '.build-stamp');
-  const sources = Math.max(
-    newestMtime(join(root, 'apps')),
-    newestMtime(join(root, 'libs')),
-    newestMtime(join(root, 'bench')),
-    newestMtime(join(root, 'package.json')),
-    newestMtime(join(root, 'tsconfig.json')),
-    newestMtime(join(root, 'tsconfig.build.json')),
-  );
-  if (newestMtime(stamp) >= sources) return;
+/** Runs `build` when any of `sources` is newer than `stamp` (one builder at a time, across processes). */
+function buildIfStale(stamp, sources, label, build) {
+  const newest = Math.max(...sources.map((path) => newestMtime(join(root, path))));
+  if (newestMtime(stamp) >= newest) return;
   const lockDir = join(root, 'dist', '.build-lock');
   mkdirSync(join(root, 'dist'), { recursive: true });
   const deadline = Date.now() + 180_000;
@@ -67,18 +59,47 @@ function ensureBuilt() {
   }
   let built;
   try {
-    if (newestMtime(stamp) >= sources) return;
-    say('building…');
-    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    built = run(process.execPath, [tsc, '-p', 'tsconfig.build.json']) === 0;
+    if (newestMtime(stamp) >= newest) return;
+    say(`building ${label}…`);
+    built = build();
     if (built) writeFileSync(stamp, new Date().toISOString());
   } finally {
     rmSync(lockDir, { recursive: true, force: true });
   }
   if (!built) {
-    say('build failed');
+    say(`${label}: build failed`);
     process.exit(1);
   }
+}
+
+/** Builds dist/ when any source or config is newer than the last build. */
+function ensureBuilt() {
+  buildIfStale(
+    join(root, 'dist', '.build-stamp'),
+    ['apps', 'libs', 'bench', 'package.json', 'tsconfig.json', 'tsconfig.build.json'],
+    'the coordinator and agent',
+    () => {
+      const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+      return run(process.execPath, [tsc, '-p', 'tsconfig.build.json']) === 0;
+    },
+  );
+  ensureDashboardBuilt();
+}
+
+/**
+ * Builds the web dashboard (Vite, into dist/dashboard) when its sources are newer than its
+ * stamp; the coordinator serves it at / (docs/dashboard.md).
+ */
+function ensureDashboardBuilt() {
+  buildIfStale(
+    join(root, 'dist', '.dashboard-stamp'),
+    ['apps/dashboard', 'libs/contracts/src/regions.ts', 'package.json'],
+    'the dashboard',
+    () => {
+      const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+      return run(process.execPath, [vite, 'build', '--config', 'apps/dashboard/vite.config.mjs']) === 0;
+    },
+  );
 }
 
 const [command, ...args] = process.argv.slice(2);
@@ -118,6 +139,8 @@ switch (command) {
     break;
   case 'test': {
     ensureInstalled();
+    // The suites run from the sources, but the dashboard's browser tests need its build.
+    ensureDashboardBuilt();
     const jest = join(root, 'node_modules', 'jest', 'bin', 'jest.js');
     const status = run(
       process.execPath,

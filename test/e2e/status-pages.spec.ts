@@ -482,13 +482,18 @@ describe.each(testDatabases())('status pages on $name', (kind) => {
       const json = await raw('/index.json', { host: 'STATUS.Acme.example:8080' });
       expect(json.status).toBe(200);
       expect(JSON.parse(json.body.toString()).data).toEqual(await publicJson(`/status/${seeded.pageId}.json`));
+      // Any other host: `/` is the web dashboard (docs/decisions/0023-dashboard.md), never this page.
+      const isDashboard = (res: { headers: Record<string, unknown>; body: Buffer }) =>
+        String(res.headers['content-security-policy']).includes("script-src 'self'") &&
+        !res.body.toString().includes('Acme &#60;Status&#62;');
       for (const host of ['unknown.example', '127.0.0.1', 'acme.example']) {
-        expect((await raw('/', { host })).status).toBe(404);
+        expect(isDashboard(await raw('/', { host }))).toBe(true);
         expect((await raw('/index.json', { host })).status).toBe(404);
       }
-      // Cleared, the domain serves nothing any more.
+      // Cleared, the domain serves the page no more.
       expect((await api.patch(page(), { custom_domain: null })).status).toBe(200);
-      expect((await raw('/', { host: 'status.acme.example' })).status).toBe(404);
+      expect(isDashboard(await raw('/', { host: 'status.acme.example' }))).toBe(true);
+      expect((await raw('/index.json', { host: 'status.acme.example' })).status).toBe(404);
     });
 
     it('asks for basic auth when set, on every route of the page, and lets the right credentials in', async () => {

@@ -18,11 +18,20 @@ export type Tag =
   | 'Sessions'
   | 'Users'
   | 'API keys'
+  | 'Dashboard'
   | 'Meta';
 
 /** Path parameters of components.parameters, by the resource whose id they are. */
 export type PathParameter =
-  'MonitorId' | 'ContactId' | 'IncidentId' | 'StatusPageId' | 'PublicStatusPageId' | 'UserId' | 'ApiKeyId';
+  | 'MonitorId'
+  | 'ContactId'
+  | 'IncidentId'
+  | 'StatusPageId'
+  | 'PublicStatusPageId'
+  | 'UserId'
+  | 'ApiKeyId'
+  | 'DashboardAsset'
+  | 'DashboardRef';
 
 export interface OperationDeclaration {
   /** The documented path when it is not the route's own (`/status/{id}.json` of `status/:page`). */

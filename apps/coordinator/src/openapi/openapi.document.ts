@@ -172,6 +172,20 @@ const PARAMETERS = {
     description: 'The status page id. A malformed or unknown id is the same 404.',
     schema: { type: 'string' },
   },
+  DashboardAsset: {
+    name: 'file',
+    in: 'path',
+    required: true,
+    description: "The file name under the build's assets/ (with its content hash).",
+    schema: { type: 'string' },
+  },
+  DashboardRef: {
+    name: 'ref',
+    in: 'path',
+    required: true,
+    description: 'The id of the resource the dashboard page shows; the app, not the server, looks it up.',
+    schema: { type: 'string' },
+  },
 } as const;
 
 /** Query parameters from the route's query DTO: each given at most once, as plain text (booleans exactly true/false). */
@@ -353,6 +367,7 @@ export function buildOpenApiDocument(routes: readonly DeclaredRoute[]): OpenApiD
       { name: 'Users', description: "The account's dashboard users (admins only)." },
       { name: 'API keys', description: "The account's API keys (admins only; never with a key)." },
       { name: 'Meta', description: 'About the API itself.' },
+      { name: 'Dashboard', description: 'The web dashboard served by the coordinator: its pages and files.' },
     ],
     security: [{ bearerAuth: [] }, { sessionCookie: [] }],
     paths,

@@ -1,6 +1,7 @@
 import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/auth.guard.js';
+import { DashboardFiles } from '../dashboard/dashboard-files.js';
 import { ApiOperation, errorEnvelope, type Schema } from '../openapi/api-operation.js';
 import { ClientAddress } from '../rate-limit/client-address.js';
 import { rateLimitHeaders } from '../rate-limit/rate-limiter.js';
@@ -61,7 +62,8 @@ function pageOperation(path: string, operationId: string, json: boolean): Method
     description:
       (byId
         ? 'The public page with this id.'
-        : 'The page whose `custom_domain` is the `Host` of the request (any case, any port).') +
+        : 'The page whose `custom_domain` is the `Host` of the request (any case, any port).' +
+          (json ? '' : " On any other host, the web dashboard's index.html (`Cache-Control: no-cache`).")) +
       (json
         ? ' The figures the HTML page shows, as JSON.'
         : ' HTML for people: no script, no outside resources; gzip when accepted.') +
@@ -89,26 +91,38 @@ function pageOperation(path: string, operationId: string, json: boolean): Method
         headers: PAGE_THROTTLE_HEADERS,
         content: json ? { 'application/json': { schema: errorEnvelope(['RATE_LIMIT_EXCEEDED']) } } : HTML_BODY,
       },
-      404: {
-        description:
-          (byId ? 'No status page with this id' : 'No status page on this host') +
-          (json ? ' (STATUS_PAGE_NOT_FOUND).' : '.') +
-          (byId ? ' A URL that cannot be decoded gets the JSON NOT_FOUND envelope.' : ''),
-        content: {
-          ...(json ? {} : HTML_BODY),
-          ...(json || byId
-            ? {
-                'application/json': {
-                  schema: errorEnvelope(
-                    json ? ['STATUS_PAGE_NOT_FOUND', ...(byId ? ['NOT_FOUND' as const] : [])] : ['NOT_FOUND'],
-                  ),
-                },
-              }
-            : {}),
-        },
-      },
+      ...(path === '/' ? DASHBOARD_RESPONSES : { 404: notFound(byId, json) }),
     },
   });
+}
+
+/** `/` of a host that is no page's custom domain is the web dashboard (docs/decisions/0023-dashboard.md). */
+const DASHBOARD_RESPONSES: Record<number, Schema> = {
+  503: {
+    description: 'Not a custom domain, and the dashboard has not been built on this server (the page says how).',
+    content: HTML_BODY,
+  },
+};
+
+function notFound(byId: boolean, json: boolean): Schema {
+  return {
+    description:
+      (byId ? 'No status page with this id' : 'No status page on this host') +
+      (json ? ' (STATUS_PAGE_NOT_FOUND).' : '.') +
+      (byId ? ' A URL that cannot be decoded gets the JSON NOT_FOUND envelope.' : ''),
+    content: {
+      ...(json ? {} : HTML_BODY),
+      ...(json || byId
+        ? {
+            'application/json': {
+              schema: errorEnvelope(
+                json ? ['STATUS_PAGE_NOT_FOUND', ...(byId ? ['NOT_FOUND' as const] : [])] : ['NOT_FOUND'],
+              ),
+            },
+          }
+        : {}),
+    },
+  };
 }
 
 interface RequestFacts {
@@ -123,7 +137,10 @@ interface RequestFacts {
  */
 @Controller()
 export class PublicPagesController {
-  constructor(private readonly pages: PublicPagesService) {}
+  constructor(
+    private readonly pages: PublicPagesService,
+    private readonly dashboard: DashboardFiles,
+  ) {}
 
   @Get('status/:page')
   @Public()
@@ -151,7 +168,10 @@ export class PublicPagesController {
     @ClientAddress() address: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    send(reply, await this.pages.byHost(host, authorization, address), false, { authorization, acceptEncoding });
+    const answer = await this.pages.byHost(host, authorization, address);
+    // Not a page's custom domain: `/` is the dashboard's.
+    if (answer.kind === 'missing') return this.dashboard.sendIndex(reply);
+    send(reply, answer, false, { authorization, acceptEncoding });
   }
 
   @Get('index.json')

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DashboardModule } from '../dashboard/dashboard.module.js';
 import { HistoryModule } from '../history/history.module.js';
 import { MonitorsModule } from '../monitors/monitors.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
@@ -11,7 +12,7 @@ import { StatusPagesService } from './status-pages.service.js';
 
 /** Status pages: the API (docs/decisions/0008-status-pages.md) and the public pages (HTML and JSON, no API key). */
 @Module({
-  imports: [HistoryModule, MonitorsModule, RateLimitModule],
+  imports: [DashboardModule, HistoryModule, MonitorsModule, RateLimitModule],
   controllers: [StatusPagesController, PublicPagesController],
   providers: [StatusPagesRepository, StatusPagesService, PublicPagesService, StatusPagePasswordsBoot],
 })

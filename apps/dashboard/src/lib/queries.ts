@@ -1,0 +1,55 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, query } from './api.ts';
+import type { Monitor, Pagination } from './monitors.ts';
+
+export interface Account {
+  id: string;
+  name: string;
+  subscription_status: string;
+  monitors_count: number;
+  up_monitors: number;
+  down_monitors: number;
+  unknown_monitors: number;
+  paused_monitors: number;
+  created_at: number;
+}
+
+export const useAccount = () =>
+  useQuery({
+    queryKey: ['account'],
+    queryFn: async () => (await api.get<{ data: Account }>('/api/account')).data,
+    refetchInterval: 30_000,
+  });
+
+interface MonitorPage {
+  data: { monitors: Monitor[]; pagination: Pagination };
+}
+
+const PER_PAGE = 100;
+
+/**
+ * Every monitor of the account: the API pages by at most 100, so the first page comes, then the
+ * rest, four at a time (docs/dashboard.md: what a bulk endpoint would save). `onProgress` gets
+ * each page as it arrives so the list shows at once.
+ */
+export async function loadAllMonitors(onProgress?: (loaded: Monitor[], total: number) => void): Promise<Monitor[]> {
+  const first = await api.get<MonitorPage>(
+    `/api/monitors${query({ page: 1, per_page: PER_PAGE, sort: 'name', order: 'asc' })}`,
+  );
+  const { total_pages, total } = first.data.pagination;
+  const pages: Monitor[][] = [first.data.monitors];
+  onProgress?.(first.data.monitors, total);
+  let next = 2;
+  const worker = async () => {
+    while (next <= total_pages) {
+      const page = next++;
+      const got = await api.get<MonitorPage>(
+        `/api/monitors${query({ page, per_page: PER_PAGE, sort: 'name', order: 'asc' })}`,
+      );
+      pages[page - 1] = got.data.monitors;
+      onProgress?.(pages.flat(), total);
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  return pages.flat();
+}

@@ -1,0 +1,311 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { REGION_IDS } from '../../../../libs/contracts/src/regions.ts';
+import { ErrorNote, Field, Loading } from '../components/common.tsx';
+import { ApiError, api } from '../lib/api.ts';
+import { fieldErrors } from '../lib/field-errors.ts';
+import { bodyOf, draftOf, emptyDraft, shownFields, type MonitorDraft } from '../lib/monitor-draft.ts';
+import type { Monitor, MonitorType } from '../lib/monitors.ts';
+import { Link, navigate } from '../lib/router.tsx';
+
+const PLACEHOLDER: Record<MonitorType, string> = {
+  https: 'https://example.com/health',
+  tcp: 'tcp://db.example.com:5432',
+  ping: 'ping://example.com',
+};
+
+interface Contact {
+  id: string;
+  name: string;
+  channel: string;
+}
+
+/** Create (no id) or edit a monitor; the API's 422 details show beside their fields. */
+export function MonitorForm({ id }: { id?: string }) {
+  const client = useQueryClient();
+  const existing = useQuery({
+    queryKey: ['monitor', id],
+    queryFn: async () => (await api.get<{ data: Monitor }>(`/api/monitors/${id}`)).data,
+    enabled: id !== undefined,
+  });
+  const contacts = useQuery({
+    queryKey: ['contacts', 'all'],
+    queryFn: async () => (await api.get<{ contacts: Contact[] }>('/api/contacts?per_page=100')).contacts,
+  });
+  const [draft, setDraft] = useState<MonitorDraft | null>(id === undefined ? emptyDraft() : null);
+  useEffect(() => {
+    if (existing.data && draft === null) setDraft(draftOf(existing.data));
+  }, [existing.data, draft]);
+  const [errors, setErrors] = useState<{ byField: Record<string, string>; unplaced: string[] }>({
+    byField: {},
+    unplaced: [],
+  });
+  const save = useMutation({
+    mutationFn: async (body: Record<string, unknown>) =>
+      id === undefined
+        ? (await api.post<{ data: Monitor }>('/api/monitors', body)).data
+        : (await api.put<{ data: Monitor }>(`/api/monitors/${id}`, body)).data,
+    onSuccess: async (saved) => {
+      await client.invalidateQueries({ queryKey: ['monitors'] });
+      await client.invalidateQueries({ queryKey: ['monitor', saved.id] });
+      navigate(`/monitors/${saved.id}`);
+    },
+    onError: (error) => {
+      if (error instanceof ApiError && error.details.length > 0)
+        setErrors(fieldErrors(error.details, shownFields(draft!.type)));
+    },
+  });
+
+  // After a refusal, keyboard and screen-reader users land on the first field to change.
+  useEffect(() => {
+    if (Object.keys(errors.byField).length > 0) document.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [errors]);
+
+  if (id !== undefined && existing.isPending) return <Loading what="the monitor" />;
+  if (existing.isError) return <ErrorNote error={existing.error} />;
+  if (draft === null) return null;
+
+  const set = <K extends keyof MonitorDraft>(key: K, value: MonitorDraft[K]) => setDraft({ ...draft, [key]: value });
+  const err = (field: string) => errors.byField[field];
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setErrors({ byField: {}, unplaced: [] });
+    save.mutate(bodyOf(draft));
+  };
+  const general = save.error instanceof ApiError && save.error.details.length === 0 ? save.error : null;
+
+  return (
+    <section aria-labelledby="form-title">
+      <p className="crumbs">
+        <Link href="/monitors">Monitors</Link> /
+      </p>
+      <h1 id="form-title">{id === undefined ? 'New monitor' : `Edit ${existing.data?.name ?? ''}`}</h1>
+      <form className="card form" onSubmit={submit} noValidate>
+        {(errors.unplaced.length > 0 || general) && (
+          <div className="note error" role="alert">
+            {general ? general.message : 'The monitor was not saved:'}
+            {errors.unplaced.length > 0 && (
+              <ul>
+                {errors.unplaced.map((e) => (
+                  <li key={e}>{e}</li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
+        {Object.keys(errors.byField).length > 0 && (
+          <p className="note error" role="alert">
+            Some fields need a change; they are marked below.
+          </p>
+        )}
+        <Field label="Name" error={err('name')}>
+          {(p) => (
+            <input {...p} required maxLength={100} value={draft.name} onChange={(e) => set('name', e.target.value)} />
+          )}
+        </Field>
+        <fieldset>
+          <legend>Type</legend>
+          <div className="choices">
+            {(['https', 'tcp', 'ping'] as const).map((type) => (
+              <label key={type} className="choice">
+                <input type="radio" name="type" checked={draft.type === type} onChange={() => set('type', type)} />
+                {type === 'https' ? 'HTTP(S)' : type === 'tcp' ? 'TCP port' : 'Ping (ICMP)'}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <Field
+          label="Address"
+          error={err(`settings.${draft.type}.url`)}
+          hint={`For example ${PLACEHOLDER[draft.type]}`}
+        >
+          {(p) => (
+            <input
+              {...p}
+              required
+              inputMode="url"
+              placeholder={PLACEHOLDER[draft.type]}
+              value={draft.url}
+              onChange={(e) => set('url', e.target.value)}
+            />
+          )}
+        </Field>
+        <div className="row3">
+          <Field label="Check every (seconds)" error={err('check_interval')} hint="10 to 600">
+            {(p) => (
+              <input
+                {...p}
+                type="number"
+                min={10}
+                max={600}
+                value={draft.check_interval}
+                onChange={(e) => set('check_interval', e.target.value)}
+              />
+            )}
+          </Field>
+          <Field label="Timeout (seconds)" error={err('timeout')} hint="5 to 60">
+            {(p) => (
+              <input
+                {...p}
+                type="number"
+                min={5}
+                max={60}
+                value={draft.timeout}
+                onChange={(e) => set('timeout', e.target.value)}
+              />
+            )}
+          </Field>
+          <Field label="Failed checks before down" error={err('fail_threshold')} hint="1 to 10">
+            {(p) => (
+              <input
+                {...p}
+                type="number"
+                min={1}
+                max={10}
+                value={draft.fail_threshold}
+                onChange={(e) => set('fail_threshold', e.target.value)}
+              />
+            )}
+          </Field>
+        </div>
+        <fieldset
+          className={err('regions') ? 'has-error' : ''}
+          aria-describedby={err('regions') ? 'regions-error' : undefined}
+        >
+          <legend>Regions</legend>
+          <div className="choices grid">
+            {REGION_IDS.map((region) => (
+              <label key={region} className="choice">
+                <input
+                  type="checkbox"
+                  checked={draft.regions.includes(region)}
+                  onChange={(e) =>
+                    set(
+                      'regions',
+                      e.target.checked ? [...draft.regions, region] : draft.regions.filter((r) => r !== region),
+                    )
+                  }
+                />
+                {region}
+              </label>
+            ))}
+          </div>
+          {err('regions') && (
+            <p className="error" id="regions-error" role="alert">
+              {err('regions')}
+            </p>
+          )}
+        </fieldset>
+        {draft.type === 'https' && (
+          <fieldset>
+            <legend>HTTP</legend>
+            <div className="row3">
+              <Field label="Method" error={err('settings.https.http_method')}>
+                {(p) => (
+                  <select {...p} value={draft.http_method} onChange={(e) => set('http_method', e.target.value)}>
+                    {['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => (
+                      <option key={m}>{m}</option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+              <Field label="Accepted statuses" error={err('settings.https.http_statuses')} hint="Default 200-399">
+                {(p) => (
+                  <input
+                    {...p}
+                    placeholder="200-399"
+                    value={draft.http_statuses}
+                    onChange={(e) => set('http_statuses', e.target.value)}
+                  />
+                )}
+              </Field>
+            </div>
+            <label className="choice">
+              <input
+                type="checkbox"
+                checked={draft.check_certificate_expiration}
+                onChange={(e) => set('check_certificate_expiration', e.target.checked)}
+              />
+              Warn before the TLS certificate expires
+            </label>
+            <label className="choice">
+              <input
+                type="checkbox"
+                checked={draft.follow_redirect}
+                onChange={(e) => set('follow_redirect', e.target.checked)}
+              />
+              Follow redirects
+            </label>
+            <Field
+              label="Request headers"
+              error={err('settings.https.request_headers')}
+              hint="One “Name: value” a line"
+            >
+              {(p) => (
+                <textarea
+                  {...p}
+                  rows={3}
+                  value={draft.request_headers}
+                  onChange={(e) => set('request_headers', e.target.value)}
+                />
+              )}
+            </Field>
+            <Field label="Request body" error={err('settings.https.request_body')}>
+              {(p) => (
+                <textarea
+                  {...p}
+                  rows={3}
+                  value={draft.request_body}
+                  onChange={(e) => set('request_body', e.target.value)}
+                />
+              )}
+            </Field>
+            <Field label="Response must contain" error={err('settings.https.response_body')}>
+              {(p) => (
+                <input {...p} value={draft.response_body} onChange={(e) => set('response_body', e.target.value)} />
+              )}
+            </Field>
+          </fieldset>
+        )}
+        <fieldset className={err('contacts') ? 'has-error' : ''}>
+          <legend>Notify</legend>
+          {contacts.data?.length === 0 && (
+            <p className="muted">
+              No contacts yet. <Link href="/contacts/new">Add one</Link>.
+            </p>
+          )}
+          <div className="choices grid">
+            {(contacts.data ?? []).map((c) => (
+              <label key={c.id} className="choice">
+                <input
+                  type="checkbox"
+                  checked={draft.contacts.includes(c.id)}
+                  onChange={(e) =>
+                    set(
+                      'contacts',
+                      e.target.checked ? [...draft.contacts, c.id] : draft.contacts.filter((x) => x !== c.id),
+                    )
+                  }
+                />
+                {c.name} <span className="muted">({c.channel})</span>
+              </label>
+            ))}
+          </div>
+          {err('contacts') && (
+            <p className="error" role="alert">
+              {err('contacts')}
+            </p>
+          )}
+        </fieldset>
+        <div className="actions">
+          <button className="primary" type="submit" disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : id === undefined ? 'Create monitor' : 'Save changes'}
+          </button>
+          <Link className="button" href={id === undefined ? '/monitors' : `/monitors/${id}`}>
+            Cancel
+          </Link>
+        </div>
+      </form>
+    </section>
+  );
+}
