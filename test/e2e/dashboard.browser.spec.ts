@@ -300,12 +300,8 @@ describe('dashboard', () => {
     });
   });
 
-  /*
-   * Journeys of a signed-in user. They need the session side of issue 15, which is not in this
-   * tree yet: POST /auth/setup, POST /auth/login and GET /api/me (users, sessions and CSRF).
-   * Written against that contract so they run once it lands: remove the `.skip`.
-   */
-  describe.skip('signed in (needs POST /auth/setup, POST /auth/login, GET /api/me: not built yet)', () => {
+  /** Journeys of a signed-in user: the first admin through the setup token, then the session cookie and CSRF token. */
+  (run ? describe : describe.skip)('signed in', () => {
     let browser: Browser;
 
     beforeAll(async () => {
@@ -331,7 +327,7 @@ describe('dashboard', () => {
     it('shows the overview with counts and the down monitor first, opens its detail, and maps a 422 onto the form', async () => {
       const context = await browser.newContext({ timezoneId: 'Asia/Kolkata' });
       try {
-        const csrf = await signIn(context, c.baseUrl, logger);
+        const csrf = await signIn(context, c);
         for (const name of ['Alpha', 'Beta']) {
           await post(context, csrf, '/api/monitors', {
             name,
@@ -366,17 +362,26 @@ describe('dashboard', () => {
       }
     });
 
-    it('creates an API key shown once with a copy button, listed by its prefix', async () => {
+    it('creates an API key shown once with a copy button, listed by its prefix; it works with fetch until revoked', async () => {
       const context = await browser.newContext();
       try {
-        await signIn(context, c.baseUrl, logger);
+        await signIn(context, c);
         const page = await context.newPage();
         await page.goto(`${c.baseUrl}/settings`);
         await page.locator('form', { hasText: 'New key' }).getByLabel('Name').fill('CI');
         await page.getByRole('button', { name: 'Create key' }).click();
         const key = await page.locator('code.secret').textContent();
         expect(key).toMatch(/^pkt_[0-9a-f]{64}$/);
-        await page.getByRole('cell', { name: `${key!.slice(0, 8)}…` }).waitFor();
+        // Listed by its display prefix (pkt_ and 8 hex digits), never whole.
+        await page.getByRole('cell', { name: `${key!.slice(0, 12)}…` }).waitFor({ timeout: 5000 });
+        expect(await page.getByText(key!).count()).toBe(1);
+        // The key works as any client uses it, until it is revoked from the page.
+        const withKey = () => fetch(`${c.baseUrl}/api/monitors`, { headers: { authorization: `Bearer ${key!}` } });
+        expect((await withKey()).status).toBe(200);
+        page.once('dialog', (dialog) => void dialog.accept());
+        await page.getByRole('row', { name: /^CI / }).getByRole('button', { name: 'Revoke' }).click();
+        await page.getByRole('cell', { name: `${key!.slice(0, 12)}…` }).waitFor({ state: 'detached', timeout: 5000 });
+        expect((await withKey()).status).toBe(401);
       } finally {
         await context.close();
       }
@@ -386,7 +391,7 @@ describe('dashboard', () => {
       for (const colorScheme of ['light', 'dark'] as const) {
         const context = await browser.newContext({ colorScheme });
         try {
-          const csrf = await signIn(context, c.baseUrl, logger);
+          const csrf = await signIn(context, c);
           const monitor = await post(context, csrf, '/api/monitors', {
             name: `Pages ${colorScheme}`,
             settings: { tcp: { url: 'tcp://db.example.com:5432' } },
@@ -437,7 +442,7 @@ describe('dashboard', () => {
       const { port } = receiver.address() as AddressInfo;
       const context = await browser.newContext();
       try {
-        await signIn(context, c.baseUrl, logger);
+        await signIn(context, c);
         const page = await context.newPage();
         await page.goto(`${c.baseUrl}/contacts/new`);
         await page.getByLabel('Name').fill('Ops hook');

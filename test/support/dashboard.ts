@@ -1,13 +1,13 @@
 import type { BrowserContext } from 'playwright-core';
-import type { CapturingLogger } from './coordinator.js';
+import { UsersService } from '../../apps/coordinator/src/users/users.service.js';
+import type { RunningCoordinator } from './coordinator.js';
+import { tokenOfUrl } from './sessions.js';
 
-/** The first-start setup token the coordinator logged (`/setup?token=…`), or an error saying it was not found. */
-export function setupToken(logger: CapturingLogger): string {
-  for (const line of logger.lines) {
-    const match = /\/setup\?token=([A-Za-z0-9_-]+)/.exec(line);
-    if (match) return match[1]!;
-  }
-  throw new Error('the coordinator logged no /setup?token=… URL');
+/** A first-start setup token of the coordinator (what its setup URL carries), or an error when it has users. */
+async function setupToken(c: RunningCoordinator): Promise<string> {
+  const url = await c.app.get(UsersService).issueSetupUrl();
+  if (url === null) throw new Error('the coordinator has users already: no setup URL');
+  return tokenOfUrl(url);
 }
 
 /** Coordinators whose first admin this process has created (the setup token works once). */
@@ -25,14 +25,14 @@ export interface DashboardUser {
  */
 export async function signIn(
   context: BrowserContext,
-  baseUrl: string,
-  logger: CapturingLogger,
+  c: RunningCoordinator,
   user: DashboardUser = { email: 'ada@example.com', password: 'correct horse battery' },
 ): Promise<string> {
   const request = context.request;
+  const baseUrl = c.baseUrl;
   if (!setUp.has(baseUrl)) {
     const setup = await request.post(`${baseUrl}/auth/setup`, {
-      data: { token: setupToken(logger), email: user.email, name: 'Ada', password: user.password },
+      data: { token: await setupToken(c), email: user.email, name: 'Ada', password: user.password },
     });
     if (setup.status() !== 204) throw new Error(`setup answered ${setup.status()}: ${await setup.text()}`);
     setUp.add(baseUrl);
