@@ -329,8 +329,11 @@ describe.each(testDatabases())('upgrading from the version before sealing, on $n
     const target = parseDatabaseUrl(db.url);
     if (!target) throw new Error('bad test url');
     const old = await openDataSource(target, ENTITIES);
-    expect((await migrate(old)).at(-1)).toBe('SealedSecrets1765620000000');
-    await old.undoLastMigration();
+    const applied = await migrate(old);
+    const sealing = applied.indexOf('SealedSecrets1765620000000');
+    expect(sealing).toBeGreaterThan(0);
+    // Back to the schema before it: undo it and every migration after it (they ran after it anyway).
+    for (let i = sealing; i < applied.length; i++) await old.undoLastMigration();
     const [yes, no] = kind.name === 'postgres' ? ['true', 'false'] : ['1', '0'];
     const [accountId, contactId, monitorId, pageId] = ['a', 'c', 'b', 'd'].map((x) => x.repeat(24)) as [
       string,

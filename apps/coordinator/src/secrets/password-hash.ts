@@ -7,7 +7,16 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
  * and a plaintext `user:password` always does, so the two are never mistaken for each other.
  */
 const PREFIX = 'scrypt';
-const PARAMS = { logN: 15, r: 8, p: 1 } as const;
+
+/** scrypt's cost: N = 2^logN, block size r, parallelism p. */
+export interface ScryptCost {
+  logN: number;
+  r: number;
+  p: number;
+}
+
+/** The default cost (32 MiB): status-page basic auth, checked on views whose answer is not cached. */
+export const PAGE_PASSWORD_COST: ScryptCost = { logN: 15, r: 8, p: 1 };
 const SALT_BYTES = 16;
 const HASH_BYTES = 32;
 const STORED = /^scrypt\$(\d{1,2})\$(\d{1,2})\$(\d{1,2})\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/;
@@ -26,9 +35,10 @@ function derive(
   });
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** A fresh salt and the stored form; the asynchronous scrypt runs on libuv's pool, never blocking the event loop. */
+export async function hashPassword(password: string, cost: ScryptCost = PAGE_PASSWORD_COST): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const { logN, r, p } = PARAMS;
+  const { logN, r, p } = cost;
   const hash = await derive(password, salt, logN, r, p, HASH_BYTES);
   return [PREFIX, logN, r, p, salt.toString('base64'), hash.toString('base64')].join('$');
 }

@@ -1,5 +1,10 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { codePoints, described, type Checker } from '#validation';
+import {
+  hashPassword as hashStored,
+  verifyPassword as verifyStored,
+  type ScryptCost,
+} from '../secrets/password-hash.js';
 
 /** Password length in Unicode code points (docs/decisions/0022-users-and-sessions.md). */
 export const PASSWORD_LIMITS = { min: 10, max: 256 } as const;
@@ -30,34 +35,16 @@ export const offeredPassword: Checker = described(
 );
 
 /**
- * scrypt's cost: N = 2^17, r = 8, p = 1 (128 MiB, the OWASP minimum for scrypt). Stored with each
- * hash, so raising it later leaves older hashes verifiable.
+ * scrypt's cost for sign-in passwords: N = 2^17, r = 8, p = 1 (128 MiB, the OWASP minimum for
+ * scrypt). Stored with each hash (one format with status-page passwords,
+ * `secrets/password-hash.ts`), so raising it later leaves older hashes verifiable.
  */
-export const SCRYPT_COST = { N: 2 ** 17, r: 8, p: 1 } as const;
-const KEY_LENGTH = 32;
+export const SCRYPT_COST: ScryptCost = { logN: 17, r: 8, p: 1 };
 
-function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
-  // 128 * N * r bytes, plus room: Node refuses above `maxmem` (32 MiB by default).
-  const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r + 1024 * 1024 };
-  return new Promise((resolve, reject) => {
-    // The asynchronous form runs on libuv's thread pool: the event loop is never blocked.
-    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) =>
-      error ? reject(error) : resolve(key),
-    );
-  });
+/** `scrypt$logN$r$p$<salt base64>$<hash base64>` of the NFC form, with a fresh 16-byte salt. */
+export function hashPassword(password: string, cost: ScryptCost = SCRYPT_COST): Promise<string> {
+  return hashStored(password.normalize('NFC'), cost);
 }
-
-/** `scrypt$N$r$p$<salt base64>$<hash base64>`, with a fresh 16-byte salt. */
-export async function hashPassword(
-  password: string,
-  cost: { N: number; r: number; p: number } = SCRYPT_COST,
-): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await derive(password, salt, cost);
-  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64'), key.toString('base64')].join('$');
-}
-
-const STORED = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]+)$/;
 
 /**
  * Whether `password` matches `stored`. With `stored` null (unknown email, no password set yet)
@@ -65,12 +52,8 @@ const STORED = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]
  * does not tell whether the account exists.
  */
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  const match = STORED.exec(stored ?? (await decoy()));
-  if (!match) return false;
-  const [N, r, p] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const expected = Buffer.from(match[5]!, 'base64');
-  const key = await derive(password, Buffer.from(match[4]!, 'base64'), { N, r, p });
-  return stored !== null && key.length === expected.length && timingSafeEqual(key, expected);
+  const matches = await verifyStored(password.normalize('NFC'), stored ?? (await decoy()));
+  return stored !== null && matches;
 }
 
 let decoyHash: Promise<string> | undefined;

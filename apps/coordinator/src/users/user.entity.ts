@@ -32,7 +32,7 @@ export class UserEntity {
   @Column({ type: 'varchar', length: 16 })
   role!: Role;
 
-  /** `scrypt$N$r$p$salt$hash`, or null until the user sets a password (invited). Never answered. */
+  /** `scrypt$logN$r$p$salt$hash` (secrets/password-hash.ts), or null until the user sets a password (invited). Never answered. */
   @Column({ name: 'password_hash', type: 'text', nullable: true })
   passwordHash!: string | null;
 
