@@ -10,6 +10,7 @@ import type { ApiClient } from '../support/api-client.js';
 import { CapturingLogger, startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { signIn } from '../support/dashboard.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
+import { SwitchableTarget } from '../support/target.js';
 
 /**
  * The web dashboard as the coordinator serves it (docs/decisions/0023-dashboard.md): headers and
@@ -461,5 +462,82 @@ describe('dashboard', () => {
         await new Promise((resolve) => receiver.close(resolve));
       }
     });
+  });
+
+  /**
+   * The issue's journey with real checks (a coordinator of its own, checking a target on 127.0.0.1):
+   * a monitor goes up, the target stops, and the overview shows it down without a reload, from
+   * the live stream (the list's own refresh is 30 s away), with its evidence on the detail page.
+   */
+  (run ? describe : describe.skip)('live, with real checks', () => {
+    let browser: Browser;
+    let checked: RunningCoordinator;
+    let checkedDb: TestDatabase;
+    const target = new SwitchableTarget();
+
+    beforeAll(async () => {
+      checkedDb = await testDatabases()[0]!.create();
+      await target.start();
+      checked = await startCoordinator(checkedDb.url, { env: { CHECKS_ENABLED: 'true' } });
+      browser = await chromium.launch({
+        executablePath: process.env.PICKET_TEST_CHROMIUM_PATH ?? '/usr/bin/chromium',
+        headless: true,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-proxy-server'],
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await checked?.close();
+      await target.stop();
+      await checkedDb?.drop();
+    });
+
+    it('shows a monitor go up, then down within 2 s of the change without a reload, and why', async () => {
+      const context = await browser.newContext();
+      try {
+        const csrf = await signIn(context, checked);
+        const created = await context.request.post(`${checked.baseUrl}/api/monitors`, {
+          headers: { 'x-csrf-token': csrf },
+          data: {
+            name: 'Live target',
+            settings: { https: { url: target.url } },
+            regions: ['eu-west-1', 'us-east-1'],
+            check_interval: 10,
+            timeout: 5,
+            fail_threshold: 2,
+          },
+        });
+        expect(created.status()).toBe(201);
+        const id = ((await created.json()) as { data: { id: string } }).data.id;
+        const page = await context.newPage();
+        let navigations = 0;
+        page.on('framenavigated', (frame) => {
+          if (frame === page.mainFrame()) navigations += 1;
+        });
+        await page.goto(`${checked.baseUrl}/`);
+        const row = page.locator('li', { hasText: 'Live target' });
+        await row.getByText('Up', { exact: true }).waitFor({ timeout: 30_000 });
+
+        await target.stop();
+        const api = context.request;
+        // From the moment the API says down, the page has 2 s.
+        const deadline = Date.now() + 45_000;
+        for (;;) {
+          const monitor = (await (await api.get(`${checked.baseUrl}/api/monitors/${id}`)).json()).data;
+          if (monitor.last_status === 'down') break;
+          if (Date.now() > deadline) throw new Error('the monitor never went down');
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        await row.getByText('Down', { exact: true }).waitFor({ timeout: 2000 });
+        expect(navigations).toBe(1);
+
+        await row.getByRole('link', { name: 'Live target' }).click();
+        await page.getByRole('heading', { name: 'Why it is down' }).waitFor();
+        await page.getByText('connection refused').first().waitFor();
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
   });
 });

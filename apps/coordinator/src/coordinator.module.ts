@@ -11,6 +11,7 @@ import { ENTITIES } from './entities.js';
 import { HealthModule, StoppingMarker } from './health/health.module.js';
 import { HistoryModule } from './history/history.module.js';
 import { IncidentsModule } from './incidents/incidents.module.js';
+import { LiveModule } from './live/live.module.js';
 import { MonitorsModule } from './monitors/monitors.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ProbingModule } from './probing/probing.module.js';
@@ -37,6 +38,7 @@ export class CoordinatorModule {
         IncidentsModule,
         OpenApiModule,
         ProbingModule,
+        LiveModule,
         StatusPagesModule,
         UsersModule,
       ],

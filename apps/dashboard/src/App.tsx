@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { useLiveStatus } from './lib/live.ts';
 import { useEffect, useState, type ReactNode } from 'react';
 import { ErrorNote, Loading } from './components/common.tsx';
 import { request, setCsrfToken, setUnauthorizedHandler } from './lib/api.ts';
@@ -70,6 +71,7 @@ function Layout({ me, title, children }: { me: Me; title: string; children: Reac
   const { path } = useLocation();
   const client = useQueryClient();
   const [menu, setMenu] = useState(false);
+  useLiveStatus();
   useEffect(() => {
     document.title = `${title} · Picket`;
     setMenu(false);

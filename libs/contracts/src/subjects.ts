@@ -14,6 +14,8 @@ export interface Subjects {
   heartbeat: string;
   /** Coordinator replicas tell each other of committed monitor changes (create, update, delete). */
   monitorChanged: string;
+  /** Coordinator replicas tell each other of status changes they recorded (live dashboards). */
+  statusChanged: string;
 }
 
 /**
@@ -26,6 +28,7 @@ export function subjectsFor(prefix: string = DEFAULT_SUBJECT_PREFIX): Subjects {
     probe: (region) => `${prefix}.probe.${region}`,
     heartbeat: `${prefix}.agents.heartbeat`,
     monitorChanged: `${prefix}.coordinators.monitor-changed`,
+    statusChanged: `${prefix}.coordinators.status-changed`,
   };
 }
 

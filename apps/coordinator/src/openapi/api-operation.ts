@@ -46,7 +46,9 @@ export interface OperationDeclaration {
   query?: Readonly<Record<string, Schema>>;
   /** A JSON body: the components.schemas name (bodies typed `unknown` are judged by the service). */
   body?: { schema: string; required: boolean; description: string };
-  success: { description: string; schema?: string; text?: 'text/plain' | 'text/html' };
+  success: { description: string; schema?: string; text?: 'text/plain' | 'text/html' | 'text/event-stream' };
+  /** An answer that streams until the client leaves (`x-stream` in the document). */
+  stream?: boolean;
   /** The operation's own errors; those every operation of its kind has are added. */
   errors?: readonly ErrorCode[];
   /** Answers outside the error table (the public pages' own 401 and 404), by status. */

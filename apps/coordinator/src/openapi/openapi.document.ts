@@ -284,6 +284,7 @@ function operation(route: DeclaredRoute, declaration: OperationDeclaration, erro
       : route.access === 'session' || route.access === 'admin'
         ? { security: [{ sessionCookie: [] }], 'x-permission': route.access }
         : { 'x-permission': route.access }),
+    ...(declaration.stream ? { 'x-stream': true } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(declaration.body
       ? {

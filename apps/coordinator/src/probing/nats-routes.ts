@@ -4,21 +4,26 @@ import type { NatsLink } from '#runtime';
 import { NatsLinkServer, type NatsRoute } from '#runtime/nats-server';
 import { HEARTBEAT_PATTERN } from '../agents/heartbeat.controller.js';
 import type { CoordinatorConfig } from '../config.js';
+import { STATUS_CHANGED_PATTERN } from '../live/status-feed.controller.js';
 import { MONITOR_CHANGED_PATTERN } from './monitor-bus.controller.js';
 import { NATS_LINK } from './nats-connection.js';
 
 /**
  * What the coordinator's microservice (NatsLinkServer, NATS mode) takes from NATS: agents'
- * heartbeats and other replicas' monitor notices, each for every replica (no queue group).
- * Nothing when CHECKS_ENABLED=false: such a coordinator schedules nothing. Probe requests go out
+ * heartbeats, other replicas' monitor notices and their status changes (live streams), each for
+ * every replica (no queue group). Only the status changes when CHECKS_ENABLED=false: such a
+ * coordinator schedules nothing but still serves dashboards. Probe requests go out
  * on the raw client (NatsTransport; docs/decisions/0014-nats-and-nest-microservices.md).
  */
 export function coordinatorRoutes(config: CoordinatorConfig): NatsRoute[] {
-  if (config.CHECKS_ENABLED === 'false') return [];
   const subjects = subjectsFor(config.NATS_SUBJECT_PREFIX);
+  // Every replica serves live streams, also one that schedules nothing.
+  const live: NatsRoute = { subject: subjects.statusChanged, pattern: STATUS_CHANGED_PATTERN };
+  if (config.CHECKS_ENABLED === 'false') return [live];
   return [
     { subject: subjects.heartbeat, pattern: HEARTBEAT_PATTERN },
     { subject: subjects.monitorChanged, pattern: MONITOR_CHANGED_PATTERN },
+    live,
   ];
 }
 

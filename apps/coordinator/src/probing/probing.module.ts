@@ -17,6 +17,7 @@ import { MonitorRoster } from '../scheduling/monitor-roster.js';
 import { Scheduler } from '../scheduling/scheduler.js';
 import { systemTimers, TIMERS, type Timers } from '../scheduling/timers.js';
 import { TransitionStage } from '../transitions/transition.stage.js';
+import { LiveModule } from '../live/live.module.js';
 import { TransitionsModule } from '../transitions/transitions.module.js';
 import { CheckDispatch } from './check-dispatch.js';
 import { CheckPath } from './check-path.js';
@@ -36,7 +37,7 @@ import { createProbeTransport } from './transport.factory.js';
  * NATS_LINK comes from the global NatsLinkModule (app.ts), which /readyz reads too.
  */
 @Module({
-  imports: [AgentsModule, ClusterModule, MonitorsModule, HistoryModule, NotifyModule, TransitionsModule],
+  imports: [AgentsModule, ClusterModule, MonitorsModule, HistoryModule, NotifyModule, TransitionsModule, LiveModule],
   controllers: [MetricsController, MonitorBusController],
   providers: [
     CoordinatorMetrics,

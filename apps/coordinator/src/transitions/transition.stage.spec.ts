@@ -6,6 +6,8 @@ import { monitorEntity, rosterWith } from '../../../../test/support/check-path-f
 import { CapturingLogger } from '../../../../test/support/coordinator.js';
 import { Evidence } from '../evaluation/evidence.js';
 import type { MonitorState, StatusChangedEvent } from '../evaluation/status.js';
+import { loadCoordinatorConfig } from '../config.js';
+import { StatusFeed, type StatusChange } from '../live/status-feed.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { TransitionRecorder } from './transition-recorder.js';
 import { TransitionStage } from './transition.stage.js';
@@ -34,8 +36,12 @@ function setup(name = `monitor ${A}`) {
   const { roster, partitions } = rosterWith(monitorEntity(A, { lastStatus: 'up', name }));
   const evidence = new Evidence(roster);
   const metrics = new CoordinatorMetrics(createRegistry());
-  const stage = new TransitionStage(recorder, partitions.asManager(), roster, evidence, metrics);
-  return { stage, written, roster, partitions, evidence, metrics };
+  // The live feed without NATS: what this replica's streams of the monitor's account hear.
+  const feed = new StatusFeed(null, loadCoordinatorConfig({}));
+  const heard: StatusChange[] = [];
+  feed.subscribe(monitorEntity(A).accountId, { change: (c) => heard.push(c), end: () => undefined });
+  const stage = new TransitionStage(recorder, partitions.asManager(), roster, evidence, metrics, feed);
+  return { stage, written, roster, partitions, evidence, metrics, heard };
 }
 
 describe('TransitionStage (the record-transition stage)', () => {
@@ -54,6 +60,9 @@ describe('TransitionStage (the record-transition stage)', () => {
     expect(Object.keys(s.written[0]!.evidence).sort()).toEqual(['eu-west-1', 'us-east-1']);
     expect(s.roster.get(A)).toMatchObject({ lastStatus: 'down', lastStatusChange: down.lastChange });
     expect(await s.metrics.registry.metrics()).toMatch(/^picket_status_changes_total\{to="down"\} 1$/m);
+    expect(s.heard).toEqual([
+      { accountId: monitorEntity(A).accountId, monitorId: A, status: 'down', changedAt: down.lastChange },
+    ]);
   });
 
   it('fences the write with the partition generation held when the change was decided', async () => {

@@ -3,6 +3,7 @@ import { PartitionManager } from '../cluster/partition-manager.js';
 import { Evidence } from '../evaluation/evidence.js';
 import type { MonitorEvent, MonitorState } from '../evaluation/status.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
+import { StatusFeed } from '../live/status-feed.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
 import { TransitionRecorder } from './transition-recorder.js';
 
@@ -35,6 +36,7 @@ export class TransitionStage {
     private readonly roster: MonitorRoster,
     private readonly evidence: Evidence,
     private readonly metrics: CoordinatorMetrics,
+    private readonly feed: StatusFeed,
   ) {}
 
   /** The evaluator's save: `events` is often empty (only counters moved), then nothing is written. */
@@ -54,6 +56,7 @@ export class TransitionStage {
         evidence: this.evidence.of(monitorId),
       });
       this.roster.recordStatus(monitorId, event.to, state.lastChange);
+      this.feed.publish({ accountId: monitor.accountId, monitorId, status: event.to, changedAt: state.lastChange });
       this.metrics.recordStatusChange(event.to);
       this.logger.log(
         `monitor ${monitorId} ${loggedName(monitor.name)} is ${event.to} (${event.region}, was ${event.from})`,

@@ -1,0 +1,79 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { CurrentPrincipal, RequirePermission } from '../auth/auth.guard.js';
+import type { Principal } from '../auth/auth.service.js';
+import { AppError } from '../errors.js';
+import { ApiOperation } from '../openapi/api-operation.js';
+import { MAX_STREAMS_PER_ACCOUNT, StatusFeed, type StatusChange } from './status-feed.js';
+
+/** A comment line this often keeps proxies from closing a quiet stream. */
+const KEEPALIVE_MS = 25_000;
+
+/** One server-sent event. */
+export function sseEvent(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The wire form of a change (the API's names and units). */
+export function changeEvent(change: StatusChange): string {
+  return sseEvent('status', { monitor_id: change.monitorId, status: change.status, changed_at: change.changedAt });
+}
+
+/**
+ * Live status for the dashboard (docs/decisions/0028-live-status.md): `GET /api/events`, a
+ * server-sent event stream of the account's monitor status changes, authenticated and charged
+ * like any GET, at most MAX_STREAMS_PER_ACCOUNT open per account and replica.
+ */
+@Controller('api/events')
+export class EventsController {
+  constructor(private readonly feed: StatusFeed) {}
+
+  @Get()
+  @RequirePermission('monitors:read')
+  @ApiOperation({
+    operationId: 'streamStatusChanges',
+    tag: 'Monitors',
+    summary: 'Stream status changes',
+    description:
+      'Server-sent events (`text/event-stream`): first `event: ready`, then one `event: status` with ' +
+      '`{"monitor_id","status","changed_at"}` for every status change of the account\'s monitors (up or down; ' +
+      '`unknown` is computed on read and not streamed), and a comment line every 25 s. A change is a hint to ' +
+      `reload: a missed one is not replayed. At most ${MAX_STREAMS_PER_ACCOUNT} streams per account and ` +
+      'coordinator; more get 429. The stream never ends on its own; browsers reconnect after 3 s.',
+    success: { description: 'The stream.', text: 'text/event-stream' },
+    errors: ['RATE_LIMIT_EXCEEDED'],
+    stream: true,
+  })
+  stream(@CurrentPrincipal() principal: Principal, @Res() reply: FastifyReply): void {
+    const raw = reply.raw;
+    const timer: { keepalive?: NodeJS.Timeout } = {};
+    const unsubscribe = this.feed.subscribe(principal.accountId, {
+      change: (change) => raw.write(changeEvent(change)),
+      end: () => {
+        clearInterval(timer.keepalive);
+        raw.end();
+      },
+    });
+    if (!unsubscribe) {
+      throw new AppError(
+        'RATE_LIMIT_EXCEEDED',
+        `At most ${MAX_STREAMS_PER_ACCOUNT} live streams per account are open at once.`,
+        undefined,
+        { 'Retry-After': '30' },
+      );
+    }
+    reply.hijack();
+    raw.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    raw.write(`retry: 3000\n${sseEvent('ready', {})}`);
+    timer.keepalive = setInterval(() => raw.write(': keepalive\n\n'), KEEPALIVE_MS);
+    raw.on('close', () => {
+      clearInterval(timer.keepalive);
+      unsubscribe();
+    });
+  }
+}
