@@ -11,6 +11,7 @@ import { ENTITIES } from './entities.js';
 import { HealthModule, StoppingMarker } from './health/health.module.js';
 import { HistoryModule } from './history/history.module.js';
 import { IncidentsModule } from './incidents/incidents.module.js';
+import { MaintenanceModule } from './maintenance/maintenance.module.js';
 import { MonitorsModule } from './monitors/monitors.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ProbingModule } from './probing/probing.module.js';
@@ -35,6 +36,7 @@ export class CoordinatorModule {
         OpenApiModule,
         ProbingModule,
         StatusPagesModule,
+        MaintenanceModule,
       ],
       providers: [BootstrapService, StoppingMarker],
     };

@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'CONTACT_NOT_FOUND'
   | 'INCIDENT_NOT_FOUND'
   | 'STATUS_PAGE_NOT_FOUND'
+  | 'MAINTENANCE_WINDOW_NOT_FOUND'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'READONLY_CHANNEL'
@@ -64,6 +65,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'CONTACT_NOT_FOUND':
     case 'INCIDENT_NOT_FOUND':
     case 'STATUS_PAGE_NOT_FOUND':
+    case 'MAINTENANCE_WINDOW_NOT_FOUND':
     case 'NOT_FOUND':
       return 404;
     case 'METHOD_NOT_ALLOWED':
@@ -96,4 +98,5 @@ export const notFound = {
   contact: () => new AppError('CONTACT_NOT_FOUND', 'Contact not found.'),
   incident: () => new AppError('INCIDENT_NOT_FOUND', 'Incident not found.'),
   statusPage: () => new AppError('STATUS_PAGE_NOT_FOUND', 'Status page not found.'),
+  maintenanceWindow: () => new AppError('MAINTENANCE_WINDOW_NOT_FOUND', 'Maintenance window not found.'),
 } as const;

@@ -21,3 +21,4 @@ export const MonitorIdPipe = objectIdPipe('monitor');
 export const ContactIdPipe = objectIdPipe('contact');
 export const IncidentIdPipe = objectIdPipe('incident');
 export const StatusPageIdPipe = objectIdPipe('statusPage');
+export const MaintenanceWindowIdPipe = objectIdPipe('maintenanceWindow');

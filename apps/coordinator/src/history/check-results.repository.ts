@@ -47,6 +47,7 @@ const RESULT_COLUMNS: readonly ColumnOf<NewCheckResult>[] = [
   ['checker_ip', 'varchar', (r) => r.checkerIp],
   ['scheduled_at', 'bigint', (r) => r.scheduledAt],
   ['checked_at', 'bigint', (r) => r.checkedAt],
+  ['in_maintenance', 'boolean', (r) => r.inMaintenance],
 ];
 
 /** A monitor and the checked_at of its newest decided result in a batch. */
@@ -192,7 +193,8 @@ export class CheckResultsRepository {
       await this.advanceLastChecked(m, inserted);
       await this.addToRollups(
         m,
-        inserted.filter((r) => dayOf(r.checkedAt) >= rollupFromDay),
+        // Results taken in maintenance stay out of uptime and statistics (docs/decisions/0026-maintenance-windows.md).
+        inserted.filter((r) => !r.inMaintenance && dayOf(r.checkedAt) >= rollupFromDay),
       );
       return kept.length;
     });
@@ -355,7 +357,13 @@ export class CheckResultsRepository {
     }
     const parameters: unknown[] = [];
     const marks = `(${columns.map(() => '?').join(', ')})`;
-    for (const row of rows) for (const [, , value] of columns) parameters.push(value(row));
+    // SQLite binds no booleans: they are stored as 1 and 0.
+    for (const row of rows) {
+      for (const [, , value] of columns) {
+        const v = value(row);
+        parameters.push(typeof v === 'boolean' ? Number(v) : v);
+      }
+    }
     return { sql: `VALUES ${rows.map(() => marks).join(', ')}`, parameters };
   }
 

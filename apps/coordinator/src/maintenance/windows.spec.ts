@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import { rruleProblem, timeZoneProblem } from './recurrence.js';
 import { appliesTo, windowAt, type WindowAt, type WindowSchedule } from './windows.js';
 

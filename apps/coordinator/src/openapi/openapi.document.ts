@@ -31,6 +31,7 @@ const ERROR_CODES: { readonly [K in ErrorCode]: string } = {
   CONTACT_NOT_FOUND: 'No contact with this id in the account (malformed ids included).',
   INCIDENT_NOT_FOUND: 'No incident with this id in the account (malformed ids included).',
   STATUS_PAGE_NOT_FOUND: 'No status page with this id in the account.',
+  MAINTENANCE_WINDOW_NOT_FOUND: 'No maintenance window with this id in the account (malformed ids included).',
   NOT_FOUND: 'No such endpoint.',
   METHOD_NOT_ALLOWED: 'The path exists but not with this method; `Allow` lists the methods it has.',
   READONLY_CHANNEL: 'The contact belongs to a read-only channel (push) and cannot be changed or deleted.',
@@ -148,7 +149,7 @@ class ErrorResponses {
 /** The error envelope with one of these codes (`details` with VALIDATION_ERROR only). */
 // ---- parameters ------------------------------------------------------------------------
 
-const pathId = (resource: 'monitor' | 'contact' | 'incident' | 'status page'): Schema => ({
+const pathId = (resource: 'monitor' | 'contact' | 'incident' | 'status page' | 'maintenance window'): Schema => ({
   name: 'id',
   in: 'path',
   required: true,
@@ -161,6 +162,7 @@ const PARAMETERS = {
   ContactId: pathId('contact'),
   IncidentId: pathId('incident'),
   StatusPageId: pathId('status page'),
+  MaintenanceWindowId: pathId('maintenance window'),
   PublicStatusPageId: {
     name: 'id',
     in: 'path',
@@ -326,6 +328,10 @@ export function buildOpenApiDocument(routes: readonly DeclaredRoute[]): OpenApiD
       { name: 'Contacts', description: 'Where notifications go.' },
       { name: 'Incidents', description: 'Outages of active monitors: opened on down, resolved on up.' },
       { name: 'Status pages', description: 'Public pages showing the health of chosen monitors.' },
+      {
+        name: 'Maintenance windows',
+        description: 'Times when monitors are checked but open no incident and notify nobody.',
+      },
       { name: 'Public status pages', description: 'The status pages themselves, as people and scripts read them.' },
       { name: 'Account', description: 'The account of the API key.' },
       { name: 'Meta', description: 'About the API itself.' },

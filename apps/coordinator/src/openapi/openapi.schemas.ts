@@ -60,6 +60,13 @@ import type { ContactTestService } from '../notify/contact-test.service.js';
 import type { DeliveryJson } from '../notify/deliveries.service.js';
 import { NOTIFICATION_EVENTS } from '../notify/notification-event.js';
 import type { DeliveryClass } from '../notify/notifier.js';
+import {
+  CreateMaintenanceWindowDto,
+  MAINTENANCE_LIMITS,
+  UpdateMaintenanceWindowDto,
+} from '../maintenance/maintenance-window.dto.js';
+import type { MaintenanceWindowJson } from '../maintenance/maintenance-windows.service.js';
+import { WINDOW_STATES } from '../maintenance/windows.js';
 import { CreateStatusPageDto, STATUS_PAGE_LIMITS, UpdateStatusPageDto } from '../status-pages/status-page.dto.js';
 import {
   OVERALL_TEXT,
@@ -709,6 +716,47 @@ const statusPageFields = {
   updated_at: timestamp,
 };
 
+/** What the maintenance window DTOs' checkers do not say (docs/decisions/0026-maintenance-windows.md). */
+const maintenanceDocs = {
+  name: { description: displayNameText(MAINTENANCE_LIMITS.name) },
+  monitors: { description: 'Monitors of the account the window covers; `[]` covers every monitor of the account.' },
+  starts_at: {
+    description: 'Unix seconds: the start of a one-off window, or the first occurrence of a recurring one.',
+  },
+  ends_at: { description: 'One-off windows: Unix seconds, after `starts_at`. Not with `rrule`; null clears it.' },
+  rrule: {
+    description:
+      'Recurring windows: an RFC 5545 RRULE without `RRULE:` (FREQ YEARLY to HOURLY), e.g. `FREQ=WEEKLY;BYDAY=SU`; occurrences keep the local time of `starts_at` in `timezone`. null clears it.',
+  },
+  duration: { description: 'Recurring windows: seconds each occurrence lasts (60 to 604800). null clears it.' },
+  timezone: {
+    default: MAINTENANCE_LIMITS.defaultTimezone,
+    description: 'IANA time zone the rule is computed in, e.g. `Europe/Berlin`.',
+  },
+  active: { default: true, description: 'An inactive window covers nothing.' },
+} satisfies FieldsOf<CreateMaintenanceWindowDto> & FieldsOf<UpdateMaintenanceWindowDto>;
+
+const maintenanceCreate = dtoSchema(CreateMaintenanceWindowDto, maintenanceDocs);
+const maintenanceUpdate = dtoSchema(UpdateMaintenanceWindowDto, withoutDefaults(maintenanceDocs));
+const maintenanceWritable = maintenanceCreate.properties as FieldsOf<CreateMaintenanceWindowDto>;
+const maintenanceFields = {
+  id: ref('ObjectId'),
+  ...maintenanceWritable,
+  ends_at: nullable({ ...timestamp, description: 'The end of a one-off window; null for a recurring one.' }),
+  rrule: nullable({ type: 'string', description: 'The rule of a recurring window; null for a one-off one.' }),
+  duration: nullable({ type: 'integer', description: 'Seconds each occurrence lasts; null for a one-off window.' }),
+  timezone: { type: 'string', description: 'IANA time zone of the rule.' },
+  active: { type: 'boolean', description: 'An inactive window covers nothing.' },
+  state: {
+    enum: [...WINDOW_STATES],
+    description:
+      'Now: `in_progress` while an occurrence covers its monitors, `scheduled` while one is still to come, `ended` when none is left (an inactive window is never `in_progress`).',
+  },
+  next_start_at: nullable({ ...timestamp, description: 'The next start after now, or null when none is left.' }),
+  created_at: timestamp,
+  updated_at: timestamp,
+} satisfies FieldsOf<MaintenanceWindowJson>;
+
 const page = (items: string, of: string): Readonly<Record<string, Schema>> => ({
   [items]: { type: 'array', items: ref(of) },
   pagination: ref('Pagination'),
@@ -950,6 +998,24 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     ),
     StatusPageResponse: ok({ data: ref('StatusPage') }, 'One status page.'),
     StatusPageListResponse: ok({ data: object(page('status_pages', 'StatusPage')) }, 'A page of status pages.'),
+    MaintenanceWindow: object(maintenanceFields, undefined, {
+      description: 'A maintenance window: one-off or recurring.',
+    }),
+    MaintenanceWindowCreate: object(
+      { ...maintenanceWritable, ...readOnlyFields(maintenanceFields, maintenanceWritable) },
+      maintenanceCreate.required,
+      { description: 'One-off: `ends_at`. Recurring: `rrule` and `duration`. Unknown fields are refused (422).' },
+    ),
+    MaintenanceWindowUpdate: object(
+      { ...maintenanceUpdate.properties, ...readOnlyFields(maintenanceFields, maintenanceWritable) },
+      maintenanceUpdate.required,
+      { description: 'Any subset of the fields; only supplied fields change, then the window is judged whole.' },
+    ),
+    MaintenanceWindowResponse: ok({ data: ref('MaintenanceWindow') }, 'One maintenance window.'),
+    MaintenanceWindowListResponse: ok(
+      { data: object(page('maintenance_windows', 'MaintenanceWindow')) },
+      'A page of maintenance windows.',
+    ),
     PublicDay: object(publicDayFields),
     PublicMonitor: object(publicMonitorFields),
     PublicIncident: object(publicIncidentFields, ['monitor', 'started_at', 'resolved_at']),

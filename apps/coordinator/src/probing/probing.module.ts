@@ -9,6 +9,7 @@ import { Evidence } from '../evaluation/evidence.js';
 import { ResultIngest } from '../evaluation/result-ingest.js';
 import { StatusEvaluation } from '../evaluation/status-evaluation.js';
 import { HistoryModule } from '../history/history.module.js';
+import { MaintenanceModule } from '../maintenance/maintenance.module.js';
 import { MonitorsModule } from '../monitors/monitors.module.js';
 import { NotifyModule } from '../notify/notify.module.js';
 import { createCheckScheduler } from '../scheduling/check-scheduler.js';
@@ -36,7 +37,15 @@ import { createProbeTransport } from './transport.factory.js';
  * NATS_LINK comes from the global NatsLinkModule (app.ts), which /readyz reads too.
  */
 @Module({
-  imports: [AgentsModule, ClusterModule, MonitorsModule, HistoryModule, NotifyModule, TransitionsModule],
+  imports: [
+    AgentsModule,
+    ClusterModule,
+    MonitorsModule,
+    HistoryModule,
+    NotifyModule,
+    TransitionsModule,
+    MaintenanceModule,
+  ],
   controllers: [MetricsController, MonitorBusController],
   providers: [
     CoordinatorMetrics,
