@@ -27,6 +27,12 @@ export interface CheckListQuery {
 
 export type RegionFigures = Figures & { region: RegionId };
 
+/**
+ * Results taken in maintenance count in no figure (docs/decisions/0026-maintenance-windows.md);
+ * `NOT` of the column reads the same on SQLite (0/1) and PostgreSQL (boolean).
+ */
+const OUTSIDE_MAINTENANCE = 'NOT r.in_maintenance';
+
 /** A stored column: its name, its PostgreSQL type (for unnest) and where its value comes from. */
 type ColumnOf<T> = readonly [name: string, pgType: string, value: (row: T) => unknown];
 
@@ -403,6 +409,7 @@ export class CheckResultsRepository {
       return qb
         .where(`(${terms.join(' OR ')})`)
         .andWhere('r.checked_at >= :from AND r.checked_at < :to')
+        .andWhere(OUTSIDE_MAINTENANCE)
         .setParameters(params);
     };
     const aggregates = await this.aggregate(scope(m.createQueryBuilder(CheckResultEntity, 'r')), [
@@ -524,7 +531,8 @@ export class CheckResultsRepository {
       m
         .createQueryBuilder(CheckResultEntity, 'r')
         .where('r.monitor_id = :monitorId', { monitorId })
-        .andWhere('r.checked_at >= :from AND r.checked_at <= :to', { from, to });
+        .andWhere('r.checked_at >= :from AND r.checked_at <= :to', { from, to })
+        .andWhere(OUTSIDE_MAINTENANCE);
     const [rows, p95s, overallRows, overallP95] = await Promise.all([
       this.aggregate(scope(), ['region']),
       this.p95By(m, scope(), ['region']),

@@ -597,6 +597,9 @@ const checkFields = {
   phase: nullable({ enum: [...FAILURE_PHASES], description: 'Where a check that was not up failed.' }),
   checked_at: { ...timestamp, description: 'When the result was recorded.' },
   checker_ip: nullable({ type: 'string', description: 'The address the check left from, when known.' }),
+  in_maintenance: bool(
+    'Taken while a maintenance window covered the monitor: kept, but it opened no incident and counts in no uptime or statistics.',
+  ),
 } satisfies FieldsOf<CheckJson>;
 
 const statsFiguresFields = {
