@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { rruleProblem, timeZoneProblem } from './recurrence.js';
-import { appliesTo, windowAt, type WindowAt, type WindowSchedule } from './windows.js';
+import { appliesTo, shownOccurrence, windowAt, type WindowAt, type WindowSchedule } from './windows.js';
 
 const at = (iso: string): number => Date.parse(iso) / 1000;
 const HOUR = 3600;
@@ -198,4 +198,40 @@ describe('rruleProblem and timeZoneProblem', () => {
   it.each(['', 'Mars/Olympus', 'Europe/Berlín', '+01:00x', 7])('refuses %p', (zone) =>
     expect(timeZoneProblem(zone)).toContain('IANA time zone'),
   );
+});
+
+describe('shownOccurrence (what a public page lists)', () => {
+  const show = (window: WindowSchedule, now: string) => shownOccurrence(window, windowAt(window, at(now)), at(now));
+  it.each<[string, WindowSchedule, string, [string, string, boolean] | null]>([
+    [
+      'one-off under way: from now to its end',
+      oneOff('2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z'),
+      '2026-05-01T11:00:00Z',
+      ['2026-05-01T11:00:00Z', '2026-05-01T12:00:00Z', true],
+    ],
+    [
+      'one-off in 6 days',
+      oneOff('2026-05-07T10:00:00Z', '2026-05-07T12:00:00Z'),
+      '2026-05-01T10:00:00Z',
+      ['2026-05-07T10:00:00Z', '2026-05-07T12:00:00Z', false],
+    ],
+    [
+      'one-off in 8 days: not yet',
+      oneOff('2026-05-09T10:00:00Z', '2026-05-09T12:00:00Z'),
+      '2026-05-01T10:00:00Z',
+      null,
+    ],
+    ['inactive: never', oneOff('2026-05-02T10:00:00Z', '2026-05-02T12:00:00Z', false), '2026-05-01T10:00:00Z', null],
+    ['ended: never', oneOff('2026-04-02T10:00:00Z', '2026-04-02T12:00:00Z'), '2026-05-01T10:00:00Z', null],
+    [
+      'weekly: its next occurrence, with its duration',
+      berlinSundays,
+      '2026-06-03T12:00:00Z',
+      ['2026-06-07T01:00:00Z', '2026-06-07T03:00:00Z', false],
+    ],
+  ])('%s', (_name, window, now, expected) => {
+    expect(show(window, now)).toEqual(
+      expected === null ? null : { startsAt: at(expected[0]), endsAt: at(expected[1]), inProgress: expected[2] },
+    );
+  });
 });

@@ -71,3 +71,23 @@ export function windowAt(window: WindowSchedule, now: number): WindowAt {
 export function appliesTo(monitors: readonly string[], monitorId: string): boolean {
   return monitors.length === 0 || monitors.includes(monitorId);
 }
+
+/** How far ahead public status pages list maintenance (docs/decisions/0026-maintenance-windows.md). */
+export const UPCOMING_SECONDS = 7 * 86_400;
+
+/**
+ * The occurrence a public page lists for a window at `now`: the one under way (until the covering
+ * ends), else the next one if it starts within `horizon` seconds; null otherwise.
+ */
+export function shownOccurrence(
+  window: WindowSchedule,
+  at: WindowAt,
+  now: number,
+  horizon = UPCOMING_SECONDS,
+): { startsAt: number; endsAt: number; inProgress: boolean } | null {
+  if (!window.active) return null;
+  if (at.covers && at.coverEndsAt !== null) return { startsAt: now, endsAt: at.coverEndsAt, inProgress: true };
+  if (at.nextStartAt === null || at.nextStartAt > now + horizon) return null;
+  const length = window.rrule === null ? (window.endsAt ?? window.startsAt) - window.startsAt : (window.duration ?? 0);
+  return { startsAt: at.nextStartAt, endsAt: at.nextStartAt + length, inProgress: false };
+}

@@ -72,6 +72,7 @@ import {
   OVERALL_TEXT,
   type PublicDay,
   type PublicIncident,
+  type PublicMaintenance,
   type PublicMonitor,
   type PublicPage,
 } from '../status-pages/public-page.js';
@@ -783,8 +784,9 @@ const publicDayFields = {
 const publicMonitorFields = {
   name: { type: 'string', description: "The monitor's name: never its URL, host or any setting." },
   status: {
-    enum: ['up', 'down', 'pending', 'unknown', 'paused'],
-    description: '`unknown` is shown as "No data", never as operational; `paused`: alerting paused by the owner.',
+    enum: ['up', 'down', 'pending', 'unknown', 'paused', 'maintenance'],
+    description:
+      '`unknown` is shown as "No data", never as operational; `paused`: alerting paused by the owner; `maintenance`: a maintenance window covers it now ("Under maintenance").',
   },
   uptime_percent: uptime("Over the page's period; null without decided (UP or DOWN) checks."),
   days: { type: 'array', items: ref('PublicDay'), description: 'One per day of the period, oldest first.' },
@@ -802,7 +804,7 @@ const publicPageFields = {
   period: { enum: [7, 30, 90], description: 'Days the page covers.' },
   overall: {
     enum: Object.keys(OVERALL_TEXT),
-    description: 'Over the watched monitors (paused and pending ones aside).',
+    description: 'Over the watched monitors (paused, pending and maintenance ones aside).',
   },
   monitors: { type: 'array', items: ref('PublicMonitor') },
   incidents: {
@@ -810,8 +812,21 @@ const publicPageFields = {
     items: ref('PublicIncident'),
     description: 'Newest first: those that started in the period, and any still open.',
   },
+  maintenance: {
+    type: 'array',
+    items: ref('PublicMaintenance'),
+    description: "Maintenance of the page's monitors under way or starting within 7 days, soonest first.",
+  },
   generated_at: { ...timestamp, description: 'When the figures were gathered.' },
 } satisfies FieldsOf<PublicPage>;
+
+const publicMaintenanceFields = {
+  name: { type: 'string', description: "The window's name." },
+  monitors: { type: 'array', items: { type: 'string' }, description: "Names of the page's monitors it covers." },
+  starts_at: { ...timestamp, description: 'Start of the occurrence shown (now when under way).' },
+  ends_at: { ...timestamp, description: 'End of the occurrence shown.' },
+  in_progress: { type: 'boolean', description: 'The occurrence is under way.' },
+} satisfies FieldsOf<PublicMaintenance>;
 
 // ---- the components --------------------------------------------------------------------
 
@@ -1022,6 +1037,7 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     PublicDay: object(publicDayFields),
     PublicMonitor: object(publicMonitorFields),
     PublicIncident: object(publicIncidentFields, ['monitor', 'started_at', 'resolved_at']),
+    PublicMaintenance: object(publicMaintenanceFields),
     PublicStatusPage: object(publicPageFields, undefined, { description: 'What a public status page shows.' }),
     PublicStatusPageResponse: ok({ data: ref('PublicStatusPage') }, 'A public status page.'),
   });

@@ -7,12 +7,17 @@ import { combine, dayStart, periodWindow, uptimePercent, type Figures, type Stat
 import { MonitorEvents } from '../monitors/monitor-events.js';
 import { FailureThrottle } from '../rate-limit/failure-throttle.js';
 import type { Decision } from '../rate-limit/gcra.js';
+import { MaintenanceCalendar } from '../maintenance/maintenance-calendar.js';
+import { MaintenanceWindowsService } from '../maintenance/maintenance-windows.service.js';
+import { appliesTo, shownOccurrence } from '../maintenance/windows.js';
+import type { MonitorEntity } from '../monitors/monitor.entity.js';
 import { effectiveStatus } from '../monitors/monitor-status.js';
 import {
   overallOf,
   publicReason,
   renderPublicPage,
   type PublicDay,
+  type PublicMaintenance,
   type PublicMonitor,
   type PublicPage,
 } from './public-page.js';
@@ -60,7 +65,11 @@ export class PublicPagesService {
     statusPages: StatusPagesService,
     monitorEvents: MonitorEvents,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly maintenance: MaintenanceCalendar,
+    maintenanceWindows: MaintenanceWindowsService,
   ) {
+    // A window changed: any page of its account may show it (pages are few; dropping all is simplest).
+    maintenanceWindows.onChange(() => this.rendered.clear());
     statusPages.onChange((pageId) => {
       this.rendered.delete(pageId);
       this.domains.clear();
@@ -173,7 +182,12 @@ export class PublicPagesService {
         name: monitor.name,
         // The same overlay as the API: a monitor Picket cannot see is `unknown`, never its old
         // status (docs/decisions/0001-truth-when-blind.md). Paused says paused either way.
-        status: monitor.active ? effectiveStatus(monitor, now) : 'paused',
+        // Paused outranks maintenance; maintenance outranks what the checks find (0026).
+        status: !monitor.active
+          ? 'paused'
+          : this.maintenance.coverOf(monitor.accountId, monitor.id, now) !== null
+            ? 'maintenance'
+            : effectiveStatus(monitor, now),
         uptime_percent: uptimePercent(combine(all)),
         days,
       });
@@ -196,8 +210,28 @@ export class PublicPagesService {
         // Without the target's address, host, port or URL: the API keeps the whole reason.
         ...(page.showIncidentReasons ? { reason: publicReason(incident.reason) } : {}),
       })),
+      maintenance: this.maintenanceOf(page.accountId, monitors, now),
       generated_at: now,
     };
+  }
+
+  /** Windows covering some of the page's monitors, under way or starting within 7 days, soonest first. */
+  private maintenanceOf(accountId: string, monitors: readonly MonitorEntity[], now: number): PublicMaintenance[] {
+    const shown: PublicMaintenance[] = [];
+    for (const { window, at } of this.maintenance.windowsOf(accountId, now)) {
+      const occurrence = shownOccurrence(window, at, now);
+      if (occurrence === null) continue;
+      const covered = monitors.filter((m) => appliesTo(window.monitors, m.id));
+      if (covered.length === 0) continue;
+      shown.push({
+        name: window.name,
+        monitors: covered.map((m) => m.name),
+        starts_at: occurrence.startsAt,
+        ends_at: occurrence.endsAt,
+        in_progress: occurrence.inProgress,
+      });
+    }
+    return shown.sort((a, b) => a.starts_at - b.starts_at || a.name.localeCompare(b.name));
   }
 }
 
