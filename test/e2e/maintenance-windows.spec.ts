@@ -252,4 +252,70 @@ describe.each(testDatabases())('maintenance windows API on $name', (kind) => {
     expect((await api.delete(path)).status).toBe(204);
     expect((await api.get(path)).status).toBe(404);
   });
+
+  it('public status page: the covered monitor "Under maintenance", windows within 7 days listed', async () => {
+    // Start from no windows (the tests above left some).
+    for (const w of (await api.get('/api/maintenance_windows?per_page=100')).body.data.maintenance_windows) {
+      expect((await api.delete(`/api/maintenance_windows/${w.id as string}`)).status).toBe(204);
+    }
+    const second = (
+      await api.post('/api/monitors', {
+        name: 'second',
+        settings: { https: { url: 'https://example.com' } },
+        regions: ['eu-west-1'],
+      })
+    ).body.data.id as string;
+    const page = (await api.post('/api/status_pages', { name: 'Public', monitors: [monitorId, second] })).body.data;
+    const publicJson = async () => (await c.client().get(`/status/${page.id as string}.json`)).body.data;
+    const before = await publicJson();
+    expect(before.maintenance).toEqual([]);
+    expect(before.monitors.map((m: any) => m.status)).not.toContain('maintenance');
+
+    // Created after the page was rendered: the change drops the cached page.
+    const post = (body: Record<string, unknown>) => api.post('/api/maintenance_windows', body);
+    expect((await post({ name: 'Now', monitors: [monitorId], starts_at: now - 60, ends_at: now + 900 })).status).toBe(
+      201,
+    );
+    expect(
+      (await post({ name: 'Soon', monitors: [], starts_at: now + 2 * 86_400, ends_at: now + 2 * 86_400 + 600 })).status,
+    ).toBe(201);
+    expect(
+      (await post({ name: 'Later', monitors: [], starts_at: now + 10 * 86_400, ends_at: now + 10 * 86_400 + 600 }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await post({ name: 'Off', monitors: [], starts_at: now + 86_400, ends_at: now + 86_400 + 60, active: false }))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await other.post('/api/maintenance_windows', {
+          name: 'Foreign',
+          monitors: [],
+          starts_at: now + 60,
+          ends_at: now + 600,
+        })
+      ).status,
+    ).toBe(201);
+
+    const after = await publicJson();
+    expect(after.monitors.map((m: any) => [m.name, m.status])).toEqual([
+      ['m', 'maintenance'],
+      ['second', 'pending'],
+    ]);
+    expect(after.maintenance).toEqual([
+      { name: 'Now', monitors: ['m'], starts_at: expect.any(Number), ends_at: now + 900, in_progress: true },
+      {
+        name: 'Soon',
+        monitors: ['m', 'second'],
+        starts_at: now + 2 * 86_400,
+        ends_at: now + 2 * 86_400 + 600,
+        in_progress: false,
+      },
+    ]);
+    const html = (await c.client().get(`/status/${page.id as string}`)).text;
+    expect(html).toContain('data-status="maintenance">Under maintenance</strong>');
+    expect(html).toContain('Scheduled maintenance');
+    expect(html).not.toContain('Later');
+  });
 });
