@@ -904,7 +904,14 @@ describe('OpenAPI document', () => {
     const now = Math.floor(Date.now() / 1000);
     expectCode(
       await call(a, 'POST', '/api/maintenance_windows', {
-        json: { name: 'Bad zone', monitors: [], starts_at: now, rrule: 'FREQ=DAILY', duration: 60, timezone: 'Mars/Base' },
+        json: {
+          name: 'Bad zone',
+          monitors: [],
+          starts_at: now,
+          rrule: 'FREQ=DAILY',
+          duration: 60,
+          timezone: 'Mars/Base',
+        },
       }),
       422,
     );
@@ -912,7 +919,12 @@ describe('OpenAPI document', () => {
       json: { name: 'Deploy', monitors: [monitor.id], starts_at: now + 3600, ends_at: now + 7200 },
     });
     expectCode(oneOff, 201);
-    expect(oneOff.body.data).toMatchObject({ state: 'scheduled', next_start_at: now + 3600, timezone: 'UTC', active: true });
+    expect(oneOff.body.data).toMatchObject({
+      state: 'scheduled',
+      next_start_at: now + 3600,
+      timezone: 'UTC',
+      active: true,
+    });
     const recurring = await call(a, 'POST', '/api/maintenance_windows', {
       json: {
         name: 'Sundays',

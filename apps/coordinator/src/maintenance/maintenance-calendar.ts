@@ -105,7 +105,7 @@ export class MaintenanceCalendar implements OnModuleInit, OnModuleDestroy {
 
   private put(window: MaintenanceWindowEntity, into = this.byAccount): void {
     let windows = into.get(window.accountId);
-    if (!windows) into.set(window.accountId, (windows = new Map()));
+    if (!windows) into.set(window.accountId, (windows = new Map<string, Cached>()));
     windows.set(window.id, { window: { ...window }, at: null, computedAt: 0, validUntil: 0 });
   }
 }
