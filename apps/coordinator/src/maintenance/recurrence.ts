@@ -26,6 +26,8 @@ const PARTS = new Set([
 /** A window recurs at most hourly: a minutely or secondly one would be a permanent window. */
 const FREQUENCIES = new Set(['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY']);
 const MAX_RRULE_LENGTH = 500;
+/** COUNT and INTERVAL at most (docs/decisions/0026-maintenance-windows.md). */
+const MAX_COUNT = 1000;
 
 /** Null when `zone` is an IANA time zone name the runtime knows, else the problem. */
 export function timeZoneProblem(zone: unknown): string | null {
@@ -53,9 +55,12 @@ export function rruleProblem(rule: unknown): string | null {
     if (seen.has(name)) return `has ${name} twice`;
     seen.add(name);
     if (name === 'FREQ' && !FREQUENCIES.has(value)) return 'FREQ must be YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY';
-    if ((name === 'COUNT' || name === 'INTERVAL') && !/^[1-9][0-9]{0,5}$/.test(value)) {
+    if ((name === 'COUNT' || name === 'INTERVAL') && !/^[1-9][0-9]*$/.test(value)) {
       return `${name} must be a positive integer`;
     }
+    // The library walks a COUNT rule from its first occurrence: bounded, so that is bounded too.
+    if ((name === 'COUNT' || name === 'INTERVAL') && Number(value) > MAX_COUNT)
+      return `${name} must be at most ${MAX_COUNT}`;
     if (name === 'UNTIL' && !/^[0-9]{8}T[0-9]{6}Z$/.test(value))
       return 'UNTIL must be a UTC date-time such as 20271231T235959Z';
   }

@@ -186,6 +186,7 @@ describe('rruleProblem and timeZoneProblem', () => {
     ['FREQ=MINUTELY', 'FREQ must be'],
     ['FREQ=DAILY;COUNT=-1', 'COUNT must be a positive integer'],
     ['FREQ=DAILY;INTERVAL=0', 'INTERVAL must be a positive integer'],
+    ['FREQ=HOURLY;COUNT=1001', 'COUNT must be at most 1000'],
     ['FREQ=DAILY;UNTIL=2027', 'UNTIL must be a UTC date-time'],
     ['FREQ=DAILY;COUNT=2;UNTIL=20271231T235959Z', 'both COUNT and UNTIL'],
     ['BYDAY=SU', 'must include FREQ'],
