@@ -33,6 +33,8 @@ export class MaintenanceCalendar implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Maintenance');
   private byAccount = new Map<string, Map<string, Cached>>();
   private timer: NodeJS.Timeout | null = null;
+  /** Changes made here while a reload reads the table: applied again over what it read. */
+  private duringReload: { window: MaintenanceWindowEntity; deleted: boolean }[] | null = null;
 
   constructor(
     private readonly repository: MaintenanceWindowsRepository,
@@ -40,8 +42,8 @@ export class MaintenanceCalendar implements OnModuleInit, OnModuleDestroy {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     service.onChange((window, deleted) => {
-      if (deleted) this.byAccount.get(window.accountId)?.delete(window.id);
-      else this.put(window);
+      this.duringReload?.push({ window, deleted });
+      this.apply(window, deleted, this.byAccount);
     });
   }
 
@@ -58,13 +60,18 @@ export class MaintenanceCalendar implements OnModuleInit, OnModuleDestroy {
 
   /** Reads every window again; a failure keeps what is known (logged) and is retried on the next tick. */
   async reload(): Promise<void> {
+    const local: { window: MaintenanceWindowEntity; deleted: boolean }[] = [];
+    this.duringReload = local;
     try {
       const windows = await this.repository.all();
       const next = new Map<string, Map<string, Cached>>();
       for (const window of windows) this.put(window, next);
+      for (const change of local) this.apply(change.window, change.deleted, next);
       this.byAccount = next;
     } catch (error) {
       this.logger.warn(`maintenance windows not reloaded: ${String(error)}`);
+    } finally {
+      if (this.duringReload === local) this.duringReload = null;
     }
   }
 
@@ -103,7 +110,12 @@ export class MaintenanceCalendar implements OnModuleInit, OnModuleDestroy {
     return cached.at;
   }
 
-  private put(window: MaintenanceWindowEntity, into = this.byAccount): void {
+  private apply(window: MaintenanceWindowEntity, deleted: boolean, into: Map<string, Map<string, Cached>>): void {
+    if (deleted) into.get(window.accountId)?.delete(window.id);
+    else this.put(window, into);
+  }
+
+  private put(window: MaintenanceWindowEntity, into: Map<string, Map<string, Cached>>): void {
     let windows = into.get(window.accountId);
     if (!windows) into.set(window.accountId, (windows = new Map<string, Cached>()));
     windows.set(window.id, { window: { ...window }, at: null, computedAt: 0, validUntil: 0 });
