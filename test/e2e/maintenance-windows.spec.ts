@@ -177,7 +177,7 @@ describe.each(testDatabases())('maintenance windows API on $name', (kind) => {
       starts_at: Date.parse('2026-03-22T02:00:00Z') / 1000,
       rrule: 'FREQ=WEEKLY;BYDAY=SU',
       duration: 7200,
-      timezone: 'Europe/Berlin',
+      timezone: 'europe/berlin',
     });
     expect(weekly.status).toBe(201);
     expect(weekly.body.data).toMatchObject({ ends_at: null, duration: 7200, timezone: 'Europe/Berlin' });

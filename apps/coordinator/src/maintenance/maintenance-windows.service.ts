@@ -12,6 +12,7 @@ import {
 } from './maintenance-window.dto.js';
 import { MaintenanceWindowEntity } from './maintenance-window.entity.js';
 import { MaintenanceWindowsRepository } from './maintenance-windows.repository.js';
+import { canonicalTimeZone } from './recurrence.js';
 import { windowAt, type WindowState } from './windows.js';
 
 export interface MaintenanceWindowJson {
@@ -101,7 +102,7 @@ export class MaintenanceWindowsService {
       endsAt: dto.ends_at ?? null,
       rrule: dto.rrule ?? null,
       duration: dto.duration ?? null,
-      timezone: dto.timezone ?? MAINTENANCE_LIMITS.defaultTimezone,
+      timezone: canonicalTimeZone(dto.timezone ?? MAINTENANCE_LIMITS.defaultTimezone),
       active: dto.active ?? true,
       createdAt: now,
       updatedAt: now,
@@ -125,7 +126,7 @@ export class MaintenanceWindowsService {
     if (dto.ends_at !== undefined) window.endsAt = dto.ends_at;
     if (dto.rrule !== undefined) window.rrule = dto.rrule;
     if (dto.duration !== undefined) window.duration = dto.duration;
-    if (dto.timezone !== undefined) window.timezone = dto.timezone;
+    if (dto.timezone !== undefined) window.timezone = canonicalTimeZone(dto.timezone);
     if (dto.active !== undefined) window.active = dto.active;
     window.updatedAt = unixSeconds(this.clock);
     await this.save(window, false, stored);

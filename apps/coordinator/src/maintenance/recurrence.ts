@@ -29,17 +29,22 @@ const MAX_RRULE_LENGTH = 500;
 /** COUNT and INTERVAL at most (docs/decisions/0026-maintenance-windows.md). */
 const MAX_COUNT = 1000;
 
-/** Null when `zone` is an IANA time zone name the runtime knows, else the problem. */
+const ZONE_PROBLEM = 'must be an IANA time zone such as Europe/Berlin';
+
+/** Null when `zone` is an IANA time zone name the runtime knows (any case), else the problem. UTC offsets are not zones. */
 export function timeZoneProblem(zone: unknown): string | null {
-  if (typeof zone !== 'string' || zone === '' || zone.length > 64)
-    return 'must be an IANA time zone such as Europe/Berlin';
+  if (typeof zone !== 'string' || zone.length > 64 || !/^[A-Za-z][A-Za-z0-9_+/-]*$/.test(zone)) return ZONE_PROBLEM;
   try {
-    // Temporal canonicalises case; only names it resolves pass.
     Temporal.Now.zonedDateTimeISO(zone);
     return null;
   } catch {
-    return 'must be an IANA time zone such as Europe/Berlin';
+    return ZONE_PROBLEM;
   }
+}
+
+/** The zone's name as the time-zone database spells it (`europe/berlin` → `Europe/Berlin`); `zone` must pass timeZoneProblem. */
+export function canonicalTimeZone(zone: string): string {
+  return Temporal.Now.zonedDateTimeISO(zone).timeZoneId;
 }
 
 /** Null when `rule` is an RRULE value this server accepts (without the `RRULE:` prefix), else the problem. */

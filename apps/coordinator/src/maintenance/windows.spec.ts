@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { rruleProblem, timeZoneProblem } from './recurrence.js';
+import { canonicalTimeZone, rruleProblem, timeZoneProblem } from './recurrence.js';
 import { appliesTo, shownOccurrence, windowAt, type WindowAt, type WindowSchedule } from './windows.js';
 
 const at = (iso: string): number => Date.parse(iso) / 1000;
@@ -196,7 +196,11 @@ describe('rruleProblem and timeZoneProblem', () => {
   it.each(['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata'])('knows %s', (zone) =>
     expect(timeZoneProblem(zone)).toBeNull(),
   );
-  it.each(['', 'Mars/Olympus', 'Europe/Berlín', '+01:00x', 7])('refuses %p', (zone) =>
+  it('spells a zone as the database does', () => {
+    expect(canonicalTimeZone('europe/berlin')).toBe('Europe/Berlin');
+    expect(canonicalTimeZone('UTC')).toBe('UTC');
+  });
+  it.each(['', 'Mars/Olympus', 'Europe/Berlín', '+01:00', '+01:00x', '-05:00', 7])('refuses %p', (zone) =>
     expect(timeZoneProblem(zone)).toContain('IANA time zone'),
   );
 });
