@@ -102,6 +102,15 @@ describe('StatusEvaluation (the evaluate stage)', () => {
       expect(s.saved).toEqual([]);
     });
 
+    it('stopping the process clears the window-end timers', async () => {
+      const s = setup();
+      await s.evaluation.submit(A, 0, probeResult(A, 'eu-west-1', 'down', null, T - 9000), cover);
+      expect(s.timers.active).toBe(1);
+      s.evaluation.onModuleDestroy();
+      expect(s.timers.active).toBe(0);
+      expect(s.evaluation.waitingForWindows).toBe(0);
+    });
+
     it('a monitor deleted in the window is not checked at its end', async () => {
       const s = setup();
       await s.evaluation.submit(A, 0, probeResult(A, 'eu-west-1', 'down', null, T - 9000), cover);

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { isDecided, type ProbeResult } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
 import type { Cover } from '../maintenance/maintenance-calendar.js';
@@ -21,7 +21,7 @@ import { Evaluator, type Submission } from './evaluator.js';
  * outage, with its incident and notifications (docs/decisions/0026-maintenance-windows.md).
  */
 @Injectable()
-export class StatusEvaluation {
+export class StatusEvaluation implements OnModuleDestroy {
   private readonly evaluator: Evaluator;
   /** Monitors seen in maintenance: when their window ends, and their last result in it. */
   private readonly inWindow = new Map<
@@ -48,6 +48,11 @@ export class StatusEvaluation {
         this.leaveWindow(change.monitorId);
       }
     });
+  }
+
+  /** No window-end timer outlives the process's modules. */
+  onModuleDestroy(): void {
+    for (const monitorId of [...this.inWindow.keys()]) this.leaveWindow(monitorId);
   }
 
   /** Monitors waiting for the end of a maintenance window. */
