@@ -28,6 +28,7 @@ const CHECK_FIELDS = [
   'error',
   'http_status',
   'id',
+  'in_maintenance',
   'phase',
   'region',
   'response_time_ms',
@@ -130,6 +131,7 @@ describe.each(testDatabases())('check history API on $name', (kind) => {
         phase: null,
         checked_at: NOW_S - 30 * 60,
         checker_ip: '192.0.2.10',
+        in_maintenance: false,
       });
       const unknown = list.find((check: any) => check.status === 'unknown');
       expect(unknown).toMatchObject({

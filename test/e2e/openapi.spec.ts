@@ -44,6 +44,7 @@ const NOT_FOUND_CODES: [prefix: string, code: string][] = [
   // Users and API keys take the generic code (docs/decisions/0022-users-and-sessions.md).
   ['/api/users/', 'NOT_FOUND'],
   ['/api/keys/', 'NOT_FOUND'],
+  ['/api/maintenance_windows/', 'MAINTENANCE_WINDOW_NOT_FOUND'],
   // The public pages take any id; a URL that cannot be decoded reaches no route.
   ['/status/', 'NOT_FOUND'],
 ];
@@ -281,7 +282,11 @@ describe('OpenAPI document', () => {
     if (!kind) throw new Error('no test database');
     db = await kind.create();
     // A configured checker address, so the text form of the address list has a body to check.
-    coordinator = await startCoordinator(db.url, { env: { CHECKER_ADDRESSES: 'eu-west-1=203.0.113.5' } });
+    // Three refused keys per operation come from one address: a budget above that, still spent
+    // within the 200 guesses of the public-page test.
+    coordinator = await startCoordinator(db.url, {
+      env: { CHECKER_ADDRESSES: 'eu-west-1=203.0.113.5', AUTH_FAILURES_PER_HOUR: '150' },
+    });
     served = await coordinator.client().get('/api/openapi.json');
     doc = served.body;
     ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
@@ -935,6 +940,59 @@ describe('OpenAPI document', () => {
     expectCode(await call(a, 'PATCH', missing, { json: {} }), 404, 'STATUS_PAGE_NOT_FOUND');
     expectCode(await call(a, 'DELETE', path), 204);
     expectCode(await call(a, 'DELETE', path), 404, 'STATUS_PAGE_NOT_FOUND');
+  });
+
+  // ---- maintenance windows ---------------------------------------------------------------
+
+  it('maintenance windows: one-off and recurring, list, get, update, delete', async () => {
+    const monitor = await createMonitor({ name: 'Maintained' });
+    const missing = '/api/maintenance_windows/0123456789abcdef01234567';
+    const now = Math.floor(Date.now() / 1000);
+    expectCode(
+      await call(a, 'POST', '/api/maintenance_windows', {
+        json: {
+          name: 'Bad zone',
+          monitors: [],
+          starts_at: now,
+          rrule: 'FREQ=DAILY',
+          duration: 60,
+          timezone: 'Mars/Base',
+        },
+      }),
+      422,
+    );
+    const oneOff = await call(a, 'POST', '/api/maintenance_windows', {
+      json: { name: 'Deploy', monitors: [monitor.id], starts_at: now + 3600, ends_at: now + 7200 },
+    });
+    expectCode(oneOff, 201);
+    expect(oneOff.body.data).toMatchObject({
+      state: 'scheduled',
+      next_start_at: now + 3600,
+      timezone: 'UTC',
+      active: true,
+    });
+    const recurring = await call(a, 'POST', '/api/maintenance_windows', {
+      json: {
+        name: 'Sundays',
+        monitors: [],
+        starts_at: now - 60,
+        rrule: 'FREQ=WEEKLY;BYDAY=SU',
+        duration: 3600,
+        timezone: 'Europe/Berlin',
+      },
+    });
+    expectCode(recurring, 201);
+    const path = `/api/maintenance_windows/${oneOff.body.data.id as string}`;
+    expectCode(await call(a, 'GET', '/api/maintenance_windows'), 200);
+    expectCode(await call(a, 'GET', path), 200);
+    expectCode(await call(a, 'GET', missing), 404, 'MAINTENANCE_WINDOW_NOT_FOUND');
+    const put = await call(a, 'PUT', path, { json: { ...oneOff.body.data, name: 'Deploy v2', active: false } });
+    expectCode(put, 200);
+    expect(put.body.data).toMatchObject({ name: 'Deploy v2', active: false });
+    expectCode(await call(a, 'PUT', path, { json: { ends_at: now } }), 422);
+    expectCode(await call(a, 'PUT', missing, { json: {} }), 404, 'MAINTENANCE_WINDOW_NOT_FOUND');
+    expectCode(await call(a, 'DELETE', path), 204);
+    expectCode(await call(a, 'DELETE', path), 404, 'MAINTENANCE_WINDOW_NOT_FOUND');
   });
 
   // ---- public status pages -------------------------------------------------------------

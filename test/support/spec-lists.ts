@@ -23,7 +23,7 @@ export const SPEC_REGIONS = [
   'af-south-1',
 ] as const;
 
-/** The nine permissions of docs/decisions/0003-auth-permissions-rate-limit.md. */
+/** The permissions of docs/decisions/0003-auth-permissions-rate-limit.md and 0026-maintenance-windows.md. */
 export const SPEC_PERMISSIONS = [
   'monitors:read',
   'monitors:write',
@@ -34,6 +34,8 @@ export const SPEC_PERMISSIONS = [
   'status_pages:read',
   'status_pages:write',
   'account:read',
+  'maintenance:read',
+  'maintenance:write',
 ] as const;
 
 /** The channels a contact can be created with through the API (push is read-only). */

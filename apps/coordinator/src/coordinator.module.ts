@@ -12,6 +12,7 @@ import { HealthModule, StoppingMarker } from './health/health.module.js';
 import { HistoryModule } from './history/history.module.js';
 import { IncidentsModule } from './incidents/incidents.module.js';
 import { LiveModule } from './live/live.module.js';
+import { MaintenanceModule } from './maintenance/maintenance.module.js';
 import { MonitorsModule } from './monitors/monitors.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ProbingModule } from './probing/probing.module.js';
@@ -41,6 +42,7 @@ export class CoordinatorModule {
         LiveModule,
         StatusPagesModule,
         UsersModule,
+        MaintenanceModule,
       ],
       providers: [BootstrapService, StoppingMarker],
     };

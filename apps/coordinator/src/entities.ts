@@ -4,6 +4,7 @@ import { CLUSTER_ENTITIES } from './cluster/cluster.entity.js';
 import { CONTACTS_ENTITIES } from './contacts/contact.entity.js';
 import { HISTORY_ENTITIES } from './history/check-result.entity.js';
 import { INCIDENTS_ENTITIES } from './incidents/incident.entity.js';
+import { MAINTENANCE_ENTITIES } from './maintenance/maintenance-window.entity.js';
 import { MonitorContactEntity, MonitorEntity } from './monitors/monitor.entity.js';
 import { NOTIFY_ENTITIES } from './notify/notification.entity.js';
 import { RATE_LIMIT_ENTITIES } from './rate-limit/rate-limit.entity.js';
@@ -28,4 +29,5 @@ export const ENTITIES = [
   ...RATE_LIMIT_ENTITIES,
   ...STATUS_PAGES_ENTITIES,
   ...USERS_ENTITIES,
+  ...MAINTENANCE_ENTITIES,
 ];

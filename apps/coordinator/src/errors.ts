@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'CONTACT_NOT_FOUND'
   | 'INCIDENT_NOT_FOUND'
   | 'STATUS_PAGE_NOT_FOUND'
+  | 'MAINTENANCE_WINDOW_NOT_FOUND'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'READONLY_CHANNEL'
@@ -64,6 +65,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'CONTACT_NOT_FOUND':
     case 'INCIDENT_NOT_FOUND':
     case 'STATUS_PAGE_NOT_FOUND':
+    case 'MAINTENANCE_WINDOW_NOT_FOUND':
     case 'NOT_FOUND':
       return 404;
     case 'METHOD_NOT_ALLOWED':
@@ -99,4 +101,5 @@ export const notFound = {
   // Users and keys (docs/decisions/0022-users-and-sessions.md) take the generic code: no new one.
   user: () => new AppError('NOT_FOUND', 'User not found.'),
   apiKey: () => new AppError('NOT_FOUND', 'API key not found.'),
+  maintenanceWindow: () => new AppError('MAINTENANCE_WINDOW_NOT_FOUND', 'Maintenance window not found.'),
 } as const;

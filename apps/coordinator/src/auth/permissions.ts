@@ -1,6 +1,6 @@
 /**
- * The nine granular permissions (docs/decisions/0003-auth-permissions-rate-limit.md). A key created
- * without a list has all.
+ * The granular permissions (docs/decisions/0003-auth-permissions-rate-limit.md; the two of maintenance
+ * windows: docs/decisions/0026-maintenance-windows.md). A key created without a list has all.
  */
 export const PERMISSIONS = [
   'monitors:read',
@@ -12,6 +12,8 @@ export const PERMISSIONS = [
   'status_pages:read',
   'status_pages:write',
   'account:read',
+  'maintenance:read',
+  'maintenance:write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -23,3 +23,4 @@ export const IncidentIdPipe = objectIdPipe('incident');
 export const StatusPageIdPipe = objectIdPipe('statusPage');
 export const UserIdPipe = objectIdPipe('user');
 export const ApiKeyIdPipe = objectIdPipe('apiKey');
+export const MaintenanceWindowIdPipe = objectIdPipe('maintenanceWindow');

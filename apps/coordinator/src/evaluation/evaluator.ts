@@ -27,7 +27,7 @@ export type Submission =
       readonly events: readonly MonitorEvent[];
       readonly confirmed: boolean;
     }
-  | { readonly applied: false; readonly reason: IgnoredBecause | 'missing' | 'forgotten' };
+  | { readonly applied: false; readonly reason: IgnoredBecause | 'missing' | 'forgotten' | 'maintenance' };
 
 /** Per-monitor queue: the tail of its evaluations and its state once loaded. */
 interface Lane {
@@ -72,6 +72,15 @@ export class Evaluator {
       () => this.settled(monitorId, current),
     );
     return run;
+  }
+
+  /**
+   * The run of DOWNs starts again from zero (a result taken in maintenance: after the window the
+   * monitor is evaluated afresh, docs/decisions/0026-maintenance-windows.md). The status stays.
+   */
+  restartCount(monitorId: string): void {
+    const lane = this.lanes.get(monitorId);
+    if (lane?.state && lane.state.consecutiveDown > 0) lane.state = { ...lane.state, consecutiveDown: 0 };
   }
 
   /**

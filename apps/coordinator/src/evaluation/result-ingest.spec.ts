@@ -4,6 +4,7 @@ import { createRegistry, ManualClock } from '#runtime';
 import { probeResult } from '../../../../test/support/check-results.js';
 import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
 import type { ResultsWriter } from '../history/results-writer.js';
+import type { Cover, MaintenanceCalendar } from '../maintenance/maintenance-calendar.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import type { DueCheck } from '../scheduling/scheduler.js';
 import type { CertificateWatch } from './certificate-watch.js';
@@ -21,14 +22,21 @@ const due: DueCheck = {
   confirmation: false,
 };
 
-function setup(certificateError?: Error) {
+function setup(certificateError?: Error, cover: Cover | null = null) {
   const stored: ProbeResult[] = [];
+  const flagged: boolean[] = [];
+  const covers: (Cover | null)[] = [];
   const certificates: [string, number][] = [];
   const submitted: [string, number, ProbeResult][] = [];
   const { roster, partitions } = rosterWith(monitorEntity(A));
   const evidence = new Evidence(roster);
   const ingest = new ResultIngest(
-    { add: (r: ProbeResult) => stored.push(r) } as unknown as ResultsWriter,
+    {
+      add: (r: ProbeResult, _at: number, inMaintenance: boolean) => {
+        stored.push(r);
+        flagged.push(inMaintenance);
+      },
+    } as unknown as ResultsWriter,
     roster,
     evidence,
     {
@@ -38,15 +46,20 @@ function setup(certificateError?: Error) {
       },
     } as unknown as CertificateWatch,
     {
-      submit: (id: string, regionIndex: number, r: ProbeResult) => {
+      submit: (id: string, regionIndex: number, r: ProbeResult, c: Cover | null) => {
         submitted.push([id, regionIndex, r]);
+        covers.push(c);
         return Promise.resolve({ applied: false, reason: 'missing' });
       },
     } as unknown as StatusEvaluation,
     new CoordinatorMetrics(createRegistry()),
     new ManualClock(NOW),
+    {
+      coverOf: (accountId: string, monitorId: string, at: number) =>
+        monitorId === A && accountId === roster.get(A)?.accountId && at === NOW / 1000 ? cover : null,
+    } as unknown as MaintenanceCalendar,
   );
-  return { ingest, stored, certificates, submitted, roster, partitions, evidence };
+  return { ingest, stored, flagged, covers, certificates, submitted, roster, partitions, evidence };
 }
 
 describe('ResultIngest (the ingest stage)', () => {
@@ -58,6 +71,18 @@ describe('ResultIngest (the ingest stage)', () => {
     expect(s.evidence.errorOf(A, 'eu-west-1')).toBe('HTTP 503');
     expect(s.roster.get(A)?.lastCheckedAt).toBe(NOW / 1000);
     expect(s.submitted).toEqual([[A, 0, result]]);
+  });
+
+  it('a result that arrives in a maintenance window is stored flagged and evaluation is told which window', async () => {
+    const cover: Cover = { endsAt: NOW / 1000 + 600, windowId: 'bbbbbbbbbbbbbbbbbbbbbb01' };
+    const s = setup(undefined, cover);
+    await s.ingest.accept(s.roster.get(A)!, due, probeResult(A, 'eu-west-1', 'down', null, due.scheduledAt));
+    expect(s.flagged).toEqual([true]);
+    expect(s.covers).toEqual([cover]);
+    const plain = setup();
+    await plain.ingest.accept(plain.roster.get(A)!, due, probeResult(A, 'eu-west-1', 'down', null, due.scheduledAt));
+    expect(plain.flagged).toEqual([false]);
+    expect(plain.covers).toEqual([null]);
   });
 
   it('an UNKNOWN result is stored and evaluated but is not a check of the target', async () => {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { isDecided, type ProbeResult } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
 import { ResultsWriter } from '../history/results-writer.js';
+import { MaintenanceCalendar } from '../maintenance/maintenance-calendar.js';
 import type { MonitorEntity } from '../monitors/monitor.entity.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
@@ -13,7 +14,9 @@ import { StatusEvaluation } from './status-evaluation.js';
 /**
  * The ingest stage: every result is counted and stored (history); a result of a monitor this
  * replica still owns also becomes evidence, advances its last check, may warn of an expiring
- * certificate, and goes on to evaluation.
+ * certificate, and goes on to evaluation. A result that arrives while a maintenance window covers
+ * its monitor is stored flagged `in_maintenance` and evaluation is told
+ * (docs/decisions/0026-maintenance-windows.md).
  */
 @Injectable()
 export class ResultIngest {
@@ -27,12 +30,15 @@ export class ResultIngest {
     private readonly evaluation: StatusEvaluation,
     private readonly metrics: CoordinatorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly maintenance: MaintenanceCalendar,
   ) {}
 
   /** `result` of the check `due` of `monitor` (as it was when the check was sent). */
   async accept(monitor: MonitorEntity, due: DueCheck, result: ProbeResult): Promise<void> {
     this.metrics.recordResult(result, monitor.monitorType);
-    this.results.add(result);
+    const now = Math.floor(this.clock.now() / 1000);
+    const cover = this.maintenance.coverOf(monitor.accountId, monitor.id, now);
+    this.results.add(result, now, cover !== null);
     // Stored above either way; only the partition's owner evaluates.
     if (!this.roster.owns(monitor.id)) return;
     this.evidence.record(result);
@@ -44,6 +50,6 @@ export class ResultIngest {
         this.logger.warn(`certificate expiry of ${monitor.id} not recorded yet: ${String(error)}`);
       });
     }
-    await this.evaluation.submit(monitor.id, due.regionIndex, result);
+    await this.evaluation.submit(monitor.id, due.regionIndex, result, cover);
   }
 }

@@ -4,6 +4,7 @@ import { probeResult } from '../../../../test/support/check-results.js';
 import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { Confirmations } from '../scheduling/confirmations.js';
+import { ManualTimers } from '../scheduling/timers.js';
 import type { TransitionStage } from '../transitions/transition.stage.js';
 import type { MonitorEvent, MonitorState } from './status.js';
 import { StatusEvaluation } from './status-evaluation.js';
@@ -24,8 +25,10 @@ function setup() {
       return Promise.resolve();
     },
   } as unknown as TransitionStage;
-  const evaluation = new StatusEvaluation(roster, transitions, confirmations, metrics, new ManualClock(T));
-  return { evaluation, saved, asked, roster, metrics };
+  const clock = new ManualClock(T);
+  const timers = new ManualTimers(clock);
+  const evaluation = new StatusEvaluation(roster, transitions, confirmations, metrics, clock, timers);
+  return { evaluation, saved, asked, roster, metrics, clock, timers };
 }
 
 describe('StatusEvaluation (the evaluate stage)', () => {
@@ -56,5 +59,65 @@ describe('StatusEvaluation (the evaluate stage)', () => {
       reason: 'missing',
     });
     expect(s.saved).toEqual([]);
+  });
+
+  describe('in a maintenance window (docs/decisions/0026-maintenance-windows.md)', () => {
+    const cover = { endsAt: T / 1000 + 600, windowId: 'bbbbbbbbbbbbbbbbbbbbbb01' };
+
+    it('evaluates nothing while covered: no change however many DOWNs, and no confirmation', async () => {
+      const s = setup();
+      for (let i = 0; i < 5; i++) {
+        const r = await s.evaluation.submit(A, i % 2, probeResult(A, 'eu-west-1', 'down', null, T - 5000 + i), cover);
+        expect(r).toEqual({ applied: false, reason: 'maintenance' });
+      }
+      expect(s.saved).toEqual([]);
+      expect(s.asked).toEqual([]);
+      expect(s.timers.active).toBe(1);
+    });
+
+    it('when the window ends still down, checks at once and counts afresh: a new outage at the threshold', async () => {
+      const s = setup();
+      // One DOWN before the window (1 of 2), then DOWNs in it: the count starts again after it.
+      await s.evaluation.submit(A, 0, probeResult(A, 'eu-west-1', 'down', null, T - 9000));
+      await s.evaluation.submit(A, 1, probeResult(A, 'us-east-1', 'down', null, T - 8000), cover);
+      s.asked.length = 0;
+      s.timers.advance(599_000);
+      expect(s.asked).toEqual([]);
+      s.timers.advance(1_000);
+      expect(s.asked).toEqual([[A, 1]]);
+      expect(s.evaluation.waitingForWindows).toBe(0);
+      const first = await s.evaluation.submit(A, 0, probeResult(A, 'eu-west-1', 'down', null, T + 600_000));
+      expect(first.applied && first.events).toEqual([]);
+      const second = await s.evaluation.submit(A, 1, probeResult(A, 'us-east-1', 'down', null, T + 600_100));
+      expect(second.applied && second.events).toEqual([expect.objectContaining({ from: 'up', to: 'down' })]);
+    });
+
+    it('when the window ends up, nothing is checked out of turn', async () => {
+      const s = setup();
+      await s.evaluation.submit(A, 0, probeResult(A, 'eu-west-1', 'down', null, T - 9000), cover);
+      await s.evaluation.submit(A, 1, probeResult(A, 'us-east-1', 'up', 20, T - 8000), cover);
+      await s.evaluation.submit(A, 2, probeResult(A, 'us-east-1', 'unknown', null, T - 7000), cover);
+      s.timers.advance(600_000);
+      expect(s.asked).toEqual([]);
+      expect(s.saved).toEqual([]);
+    });
+
+    it('stopping the process clears the window-end timers', async () => {
+      const s = setup();
+      await s.evaluation.submit(A, 0, probeResult(A, 'eu-west-1', 'down', null, T - 9000), cover);
+      expect(s.timers.active).toBe(1);
+      s.evaluation.onModuleDestroy();
+      expect(s.timers.active).toBe(0);
+      expect(s.evaluation.waitingForWindows).toBe(0);
+    });
+
+    it('a monitor deleted in the window is not checked at its end', async () => {
+      const s = setup();
+      await s.evaluation.submit(A, 0, probeResult(A, 'eu-west-1', 'down', null, T - 9000), cover);
+      s.roster.apply({ kind: 'deleted', monitorId: A });
+      expect(s.timers.active).toBe(0);
+      s.timers.advance(600_000);
+      expect(s.asked).toEqual([]);
+    });
   });
 });

@@ -64,6 +64,10 @@ export class CheckResultEntity {
   /** When the coordinator recorded the result, Unix seconds: the time history is ordered and kept by. */
   @Column({ name: 'checked_at', type: 'bigint', transformer: epochSeconds })
   checkedAt!: number;
+
+  /** Taken while a maintenance window covered the monitor: kept, but out of uptime and statistics (0026). */
+  @Column({ name: 'in_maintenance', type: 'boolean', default: false })
+  inMaintenance!: boolean;
 }
 
 /**

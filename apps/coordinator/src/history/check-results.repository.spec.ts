@@ -121,8 +121,29 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
       checkerIp: '192.0.2.10',
       scheduledAt: NOW - 60_000,
       checkedAt: NOW_S - 59,
+      inMaintenance: false,
     });
     expect(await rollup(MONITOR, TODAY, 'eu-west-1')).toMatchObject({ checks: 1, failures: 1, unknowns: 0 });
+  });
+
+  it('stores results taken in maintenance flagged, and leaves them out of roll-ups and raw figures (0026)', async () => {
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 100, NOW - 50_000), NOW_S - 50);
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'down', null, NOW - 40_000), NOW_S - 40, true);
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'down', null, NOW - 30_000), NOW_S - 30, true);
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 300, NOW - 20_000), NOW_S - 20, true);
+    await writer.flush();
+    const rows = await ds.manager.find(CheckResultEntity, { order: { checkedAt: 'ASC' } });
+    expect(rows.map((r) => r.inMaintenance)).toEqual([false, true, true, true]);
+    expect(await rollup(MONITOR, TODAY, 'eu-west-1')).toMatchObject({ checks: 1, failures: 0, unknowns: 0 });
+    const figures = await repository.rawFigures(MONITOR, NOW_S - 3600, NOW_S);
+    expect(figures.overall).toMatchObject({ checks: 1, failures: 0 });
+    const listed = await repository.list({ monitorId: MONITOR, order: 'asc', page: { page: 1, perPage: 10 } });
+    expect(listed.rows.map((r) => [r.status, r.inMaintenance])).toEqual([
+      ['up', false],
+      ['down', true],
+      ['down', true],
+      ['up', true],
+    ]);
   });
 
   it('keeps per-day roll-ups per monitor and region exact across flushes: counts, sums and nearest-rank p95', async () => {

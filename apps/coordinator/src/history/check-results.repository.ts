@@ -27,6 +27,12 @@ export interface CheckListQuery {
 
 export type RegionFigures = Figures & { region: RegionId };
 
+/**
+ * Results taken in maintenance count in no figure (docs/decisions/0026-maintenance-windows.md);
+ * `NOT` of the column reads the same on SQLite (0/1) and PostgreSQL (boolean).
+ */
+const OUTSIDE_MAINTENANCE = 'NOT r.in_maintenance';
+
 /** A stored column: its name, its PostgreSQL type (for unnest) and where its value comes from. */
 type ColumnOf<T> = readonly [name: string, pgType: string, value: (row: T) => unknown];
 
@@ -47,6 +53,7 @@ const RESULT_COLUMNS: readonly ColumnOf<NewCheckResult>[] = [
   ['checker_ip', 'varchar', (r) => r.checkerIp],
   ['scheduled_at', 'bigint', (r) => r.scheduledAt],
   ['checked_at', 'bigint', (r) => r.checkedAt],
+  ['in_maintenance', 'boolean', (r) => r.inMaintenance],
 ];
 
 /** A monitor and the checked_at of its newest decided result in a batch. */
@@ -192,7 +199,8 @@ export class CheckResultsRepository {
       await this.advanceLastChecked(m, inserted);
       await this.addToRollups(
         m,
-        inserted.filter((r) => dayOf(r.checkedAt) >= rollupFromDay),
+        // Results taken in maintenance stay out of uptime and statistics (docs/decisions/0026-maintenance-windows.md).
+        inserted.filter((r) => !r.inMaintenance && dayOf(r.checkedAt) >= rollupFromDay),
       );
       return kept.length;
     });
@@ -355,7 +363,13 @@ export class CheckResultsRepository {
     }
     const parameters: unknown[] = [];
     const marks = `(${columns.map(() => '?').join(', ')})`;
-    for (const row of rows) for (const [, , value] of columns) parameters.push(value(row));
+    // SQLite binds no booleans: they are stored as 1 and 0.
+    for (const row of rows) {
+      for (const [, , value] of columns) {
+        const v = value(row);
+        parameters.push(typeof v === 'boolean' ? Number(v) : v);
+      }
+    }
     return { sql: `VALUES ${rows.map(() => marks).join(', ')}`, parameters };
   }
 
@@ -395,6 +409,7 @@ export class CheckResultsRepository {
       return qb
         .where(`(${terms.join(' OR ')})`)
         .andWhere('r.checked_at >= :from AND r.checked_at < :to')
+        .andWhere(OUTSIDE_MAINTENANCE)
         .setParameters(params);
     };
     const aggregates = await this.aggregate(scope(m.createQueryBuilder(CheckResultEntity, 'r')), [
@@ -516,7 +531,8 @@ export class CheckResultsRepository {
       m
         .createQueryBuilder(CheckResultEntity, 'r')
         .where('r.monitor_id = :monitorId', { monitorId })
-        .andWhere('r.checked_at >= :from AND r.checked_at <= :to', { from, to });
+        .andWhere('r.checked_at >= :from AND r.checked_at <= :to', { from, to })
+        .andWhere(OUTSIDE_MAINTENANCE);
     const [rows, p95s, overallRows, overallP95] = await Promise.all([
       this.aggregate(scope(), ['region']),
       this.p95By(m, scope(), ['region']),

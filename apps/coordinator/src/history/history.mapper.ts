@@ -22,6 +22,8 @@ export interface CheckJson {
   phase: FailurePhase | null;
   checked_at: number;
   checker_ip: string | null;
+  /** Taken while a maintenance window covered the monitor (docs/decisions/0026-maintenance-windows.md). */
+  in_maintenance: boolean;
 }
 
 export function toCheckJson(row: CheckResultEntity): CheckJson {
@@ -43,5 +45,6 @@ export function toCheckJson(row: CheckResultEntity): CheckJson {
     phase: row.phase,
     checked_at: row.checkedAt,
     checker_ip: row.checkerIp,
+    in_maintenance: row.inMaintenance,
   };
 }

@@ -75,9 +75,10 @@ export class ResultsWriter implements BeforeApplicationShutdown {
 
   /**
    * Buffers one result. `checkedAt` (Unix seconds) is when the coordinator received it;
-   * by default now, from the injected clock.
+   * by default now, from the injected clock. `inMaintenance`: a maintenance window covered the
+   * monitor (docs/decisions/0026-maintenance-windows.md).
    */
-  add(result: ProbeResult, checkedAt: number = Math.floor(this.clock.now() / 1000)): void {
+  add(result: ProbeResult, checkedAt: number = Math.floor(this.clock.now() / 1000), inMaintenance = false): void {
     const nowMs = this.clock.now();
     this.buffer.push({
       id: newObjectId(nowMs),
@@ -95,6 +96,7 @@ export class ResultsWriter implements BeforeApplicationShutdown {
       checkerIp: result.checker_ip,
       scheduledAt: result.scheduled_at,
       checkedAt,
+      inMaintenance,
     });
     this.trimBuffer();
     if (this.buffer.length < RESULTS_BATCH_SIZE && !this.stopped) this.schedule();

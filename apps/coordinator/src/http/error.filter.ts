@@ -98,6 +98,7 @@ const ID_COLLECTIONS: readonly (readonly [string, () => AppError])[] = [
   ['/api/contacts/', notFound.contact],
   ['/api/incidents/', notFound.incident],
   ['/api/status_pages/', notFound.statusPage],
+  ['/api/maintenance_windows/', notFound.maintenanceWindow],
 ];
 
 /**

@@ -33,6 +33,7 @@ const ERROR_CODES: { readonly [K in ErrorCode]: string } = {
   CONTACT_NOT_FOUND: 'No contact with this id in the account (malformed ids included).',
   INCIDENT_NOT_FOUND: 'No incident with this id in the account (malformed ids included).',
   STATUS_PAGE_NOT_FOUND: 'No status page with this id in the account.',
+  MAINTENANCE_WINDOW_NOT_FOUND: 'No maintenance window with this id in the account (malformed ids included).',
   NOT_FOUND: 'No such endpoint.',
   METHOD_NOT_ALLOWED: 'The path exists but not with this method; `Allow` lists the methods it has.',
   READONLY_CHANNEL: 'The contact belongs to a read-only channel (push) and cannot be changed or deleted.',
@@ -150,7 +151,9 @@ class ErrorResponses {
 /** The error envelope with one of these codes (`details` with VALIDATION_ERROR only). */
 // ---- parameters ------------------------------------------------------------------------
 
-const pathId = (resource: 'monitor' | 'contact' | 'incident' | 'status page' | 'user' | 'API key'): Schema => ({
+const pathId = (
+  resource: 'monitor' | 'contact' | 'incident' | 'status page' | 'maintenance window' | 'user' | 'API key',
+): Schema => ({
   name: 'id',
   in: 'path',
   required: true,
@@ -165,6 +168,7 @@ const PARAMETERS = {
   StatusPageId: pathId('status page'),
   UserId: pathId('user'),
   ApiKeyId: pathId('API key'),
+  MaintenanceWindowId: pathId('maintenance window'),
   PublicStatusPageId: {
     name: 'id',
     in: 'path',
@@ -358,6 +362,10 @@ export function buildOpenApiDocument(routes: readonly DeclaredRoute[]): OpenApiD
       { name: 'Contacts', description: 'Where notifications go.' },
       { name: 'Incidents', description: 'Outages of active monitors: opened on down, resolved on up.' },
       { name: 'Status pages', description: 'Public pages showing the health of chosen monitors.' },
+      {
+        name: 'Maintenance windows',
+        description: 'Times when monitors are checked but open no incident and notify nobody.',
+      },
       { name: 'Public status pages', description: 'The status pages themselves, as people and scripts read them.' },
       { name: 'Account', description: 'The account of the API key.' },
       {

@@ -60,6 +60,13 @@ import type { ContactTestService } from '../notify/contact-test.service.js';
 import type { DeliveryJson } from '../notify/deliveries.service.js';
 import { NOTIFICATION_EVENTS } from '../notify/notification-event.js';
 import type { DeliveryClass } from '../notify/notifier.js';
+import {
+  CreateMaintenanceWindowDto,
+  MAINTENANCE_LIMITS,
+  UpdateMaintenanceWindowDto,
+} from '../maintenance/maintenance-window.dto.js';
+import type { MaintenanceWindowJson } from '../maintenance/maintenance-windows.service.js';
+import { WINDOW_STATES } from '../maintenance/windows.js';
 import { CreateStatusPageDto, STATUS_PAGE_LIMITS, UpdateStatusPageDto } from '../status-pages/status-page.dto.js';
 import type { ApiKeyJson } from '../users/api-keys.service.js';
 import { ROLES } from '../users/roles.js';
@@ -70,6 +77,7 @@ import {
   OVERALL_TEXT,
   type PublicDay,
   type PublicIncident,
+  type PublicMaintenance,
   type PublicMonitor,
   type PublicPage,
 } from '../status-pages/public-page.js';
@@ -595,6 +603,9 @@ const checkFields = {
   phase: nullable({ enum: [...FAILURE_PHASES], description: 'Where a check that was not up failed.' }),
   checked_at: { ...timestamp, description: 'When the result was recorded.' },
   checker_ip: nullable({ type: 'string', description: 'The address the check left from, when known.' }),
+  in_maintenance: bool(
+    'Taken while a maintenance window covered the monitor: kept, but it opened no incident and counts in no uptime or statistics.',
+  ),
 } satisfies FieldsOf<CheckJson>;
 
 const statsFiguresFields = {
@@ -714,6 +725,47 @@ const statusPageFields = {
   updated_at: timestamp,
 };
 
+/** What the maintenance window DTOs' checkers do not say (docs/decisions/0026-maintenance-windows.md). */
+const maintenanceDocs = {
+  name: { description: displayNameText(MAINTENANCE_LIMITS.name) },
+  monitors: { description: 'Monitors of the account the window covers; `[]` covers every monitor of the account.' },
+  starts_at: {
+    description: 'Unix seconds: the start of a one-off window, or the first occurrence of a recurring one.',
+  },
+  ends_at: { description: 'One-off windows: Unix seconds, after `starts_at`. Not with `rrule`; null clears it.' },
+  rrule: {
+    description:
+      'Recurring windows: an RFC 5545 RRULE without `RRULE:` (FREQ YEARLY to HOURLY), e.g. `FREQ=WEEKLY;BYDAY=SU`; occurrences keep the local time of `starts_at` in `timezone`. null clears it.',
+  },
+  duration: { description: 'Recurring windows: seconds each occurrence lasts (60 to 604800). null clears it.' },
+  timezone: {
+    default: MAINTENANCE_LIMITS.defaultTimezone,
+    description: 'IANA time zone the rule is computed in, e.g. `Europe/Berlin`.',
+  },
+  active: { default: true, description: 'An inactive window covers nothing.' },
+} satisfies FieldsOf<CreateMaintenanceWindowDto> & FieldsOf<UpdateMaintenanceWindowDto>;
+
+const maintenanceCreate = dtoSchema(CreateMaintenanceWindowDto, maintenanceDocs);
+const maintenanceUpdate = dtoSchema(UpdateMaintenanceWindowDto, withoutDefaults(maintenanceDocs));
+const maintenanceWritable = maintenanceCreate.properties as FieldsOf<CreateMaintenanceWindowDto>;
+const maintenanceFields = {
+  id: ref('ObjectId'),
+  ...maintenanceWritable,
+  ends_at: nullable({ ...timestamp, description: 'The end of a one-off window; null for a recurring one.' }),
+  rrule: nullable({ type: 'string', description: 'The rule of a recurring window; null for a one-off one.' }),
+  duration: nullable({ type: 'integer', description: 'Seconds each occurrence lasts; null for a one-off window.' }),
+  timezone: { type: 'string', description: 'IANA time zone of the rule.' },
+  active: { type: 'boolean', description: 'An inactive window covers nothing.' },
+  state: {
+    enum: [...WINDOW_STATES],
+    description:
+      'Now: `in_progress` while an occurrence covers its monitors, `scheduled` while one is still to come, `ended` when none is left (an inactive window is never `in_progress`).',
+  },
+  next_start_at: nullable({ ...timestamp, description: 'The next start after now, or null when none is left.' }),
+  created_at: timestamp,
+  updated_at: timestamp,
+} satisfies FieldsOf<MaintenanceWindowJson>;
+
 const page = (items: string, of: string): Readonly<Record<string, Schema>> => ({
   [items]: { type: 'array', items: ref(of) },
   pagination: ref('Pagination'),
@@ -737,8 +789,9 @@ const publicDayFields = {
 const publicMonitorFields = {
   name: { type: 'string', description: "The monitor's name: never its URL, host or any setting." },
   status: {
-    enum: ['up', 'down', 'pending', 'unknown', 'paused'],
-    description: '`unknown` is shown as "No data", never as operational; `paused`: alerting paused by the owner.',
+    enum: ['up', 'down', 'pending', 'unknown', 'paused', 'maintenance'],
+    description:
+      '`unknown` is shown as "No data", never as operational; `paused`: alerting paused by the owner; `maintenance`: a maintenance window covers it now ("Under maintenance").',
   },
   uptime_percent: uptime("Over the page's period; null without decided (UP or DOWN) checks."),
   days: { type: 'array', items: ref('PublicDay'), description: 'One per day of the period, oldest first.' },
@@ -756,13 +809,18 @@ const publicPageFields = {
   period: { enum: [7, 30, 90], description: 'Days the page covers.' },
   overall: {
     enum: Object.keys(OVERALL_TEXT),
-    description: 'Over the watched monitors (paused and pending ones aside).',
+    description: 'Over the watched monitors (paused, pending and maintenance ones aside).',
   },
   monitors: { type: 'array', items: ref('PublicMonitor') },
   incidents: {
     type: 'array',
     items: ref('PublicIncident'),
     description: 'Newest first: those that started in the period, and any still open.',
+  },
+  maintenance: {
+    type: 'array',
+    items: ref('PublicMaintenance'),
+    description: "Maintenance of the page's monitors under way or starting within 7 days, soonest first.",
   },
   generated_at: { ...timestamp, description: 'When the figures were gathered.' },
 } satisfies FieldsOf<PublicPage>;
@@ -797,6 +855,14 @@ const apiKeyFields = {
 } satisfies FieldsOf<ApiKeyJson>;
 
 const passwordText = { description: '10 to 256 Unicode code points.' };
+
+const publicMaintenanceFields = {
+  name: { type: 'string', description: "The window's name." },
+  monitors: { type: 'array', items: { type: 'string' }, description: "Names of the page's monitors it covers." },
+  starts_at: { ...timestamp, description: 'Start of the occurrence shown (now when under way).' },
+  ends_at: { ...timestamp, description: 'End of the occurrence shown.' },
+  in_progress: { type: 'boolean', description: 'The occurrence is under way.' },
+} satisfies FieldsOf<PublicMaintenance>;
 
 // ---- the components --------------------------------------------------------------------
 
@@ -986,9 +1052,28 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     ),
     StatusPageResponse: ok({ data: ref('StatusPage') }, 'One status page.'),
     StatusPageListResponse: ok({ data: object(page('status_pages', 'StatusPage')) }, 'A page of status pages.'),
+    MaintenanceWindow: object(maintenanceFields, undefined, {
+      description: 'A maintenance window: one-off or recurring.',
+    }),
+    MaintenanceWindowCreate: object(
+      { ...maintenanceWritable, ...readOnlyFields(maintenanceFields, maintenanceWritable) },
+      maintenanceCreate.required,
+      { description: 'One-off: `ends_at`. Recurring: `rrule` and `duration`. Unknown fields are refused (422).' },
+    ),
+    MaintenanceWindowUpdate: object(
+      { ...maintenanceUpdate.properties, ...readOnlyFields(maintenanceFields, maintenanceWritable) },
+      maintenanceUpdate.required,
+      { description: 'Any subset of the fields; only supplied fields change, then the window is judged whole.' },
+    ),
+    MaintenanceWindowResponse: ok({ data: ref('MaintenanceWindow') }, 'One maintenance window.'),
+    MaintenanceWindowListResponse: ok(
+      { data: object(page('maintenance_windows', 'MaintenanceWindow')) },
+      'A page of maintenance windows.',
+    ),
     PublicDay: object(publicDayFields),
     PublicMonitor: object(publicMonitorFields),
     PublicIncident: object(publicIncidentFields, ['monitor', 'started_at', 'resolved_at']),
+    PublicMaintenance: object(publicMaintenanceFields),
     PublicStatusPage: object(publicPageFields, undefined, { description: 'What a public status page shows.' }),
     PublicStatusPageResponse: ok({ data: ref('PublicStatusPage') }, 'A public status page.'),
 

@@ -9,6 +9,7 @@ import { Evidence } from '../evaluation/evidence.js';
 import { ResultIngest } from '../evaluation/result-ingest.js';
 import { StatusEvaluation } from '../evaluation/status-evaluation.js';
 import { HistoryModule } from '../history/history.module.js';
+import { MaintenanceModule } from '../maintenance/maintenance.module.js';
 import { MonitorsModule } from '../monitors/monitors.module.js';
 import { NotifyModule } from '../notify/notify.module.js';
 import { createCheckScheduler } from '../scheduling/check-scheduler.js';
@@ -37,7 +38,16 @@ import { createProbeTransport } from './transport.factory.js';
  * NATS_LINK comes from the global NatsLinkModule (app.ts), which /readyz reads too.
  */
 @Module({
-  imports: [AgentsModule, ClusterModule, MonitorsModule, HistoryModule, NotifyModule, TransitionsModule, LiveModule],
+  imports: [
+    AgentsModule,
+    ClusterModule,
+    MonitorsModule,
+    HistoryModule,
+    NotifyModule,
+    TransitionsModule,
+    LiveModule,
+    MaintenanceModule,
+  ],
   controllers: [MetricsController, MonitorBusController],
   providers: [
     CoordinatorMetrics,

@@ -38,6 +38,7 @@ const page = (overrides: Partial<PublicPage> = {}): PublicPage => ({
   overall: 'operational',
   monitors: [monitor()],
   incidents: [],
+  maintenance: [],
   generated_at: 1_767_225_600 + 2 * 86_400 + 3600, // 2026-01-03 01:00 UTC
   ...overrides,
 });
@@ -58,6 +59,11 @@ describe('overall status', () => {
     [['unknown'], 'no_data'],
     [['unknown', 'unknown', 'paused', 'pending'], 'no_data'],
     [['down', 'unknown'], 'partial_outage'],
+    // Maintenance (docs/decisions/0026-maintenance-windows.md): not watched; alone, said as such.
+    [['maintenance'], 'maintenance'],
+    [['maintenance', 'paused'], 'maintenance'],
+    [['up', 'maintenance'], 'operational'],
+    [['down', 'maintenance'], 'major_outage'],
     [['down', 'up', 'unknown'], 'partial_outage'],
     [['paused', 'up'], 'operational'],
   ] as const)('of %j is %s', (statuses, expected) => {
@@ -168,7 +174,9 @@ describe('the page as HTML', () => {
       'data-status="unknown">No data<',
     ]);
     // Grey: the muted text colour, and the overall line's default (grey) border.
-    expect(html).toMatch(/\.status-pending,\.status-unknown,\.status-paused\{color:var\(--muted\)\}/);
+    expect(html).toMatch(
+      /\.status-pending,\.status-unknown,\.status-paused,\.status-maintenance\{color:var\(--muted\)\}/,
+    );
     expect(html).not.toMatch(/\.overall\.(partial_data|no_data)\{/);
     const blind = renderPublicPage(page({ overall: 'no_data', monitors: [monitor({ status: 'unknown' })] }));
     expect(blind).toContain('data-overall="no_data">No data</p>');
@@ -316,5 +324,41 @@ describe('the basic auth challenge', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('maintenance on the page (docs/decisions/0026-maintenance-windows.md)', () => {
+  it('says "Under maintenance" for a covered monitor and lists windows, names escaped', () => {
+    const html = renderPublicPage(
+      page({
+        overall: 'maintenance',
+        monitors: [monitor({ status: 'maintenance' })],
+        maintenance: [
+          {
+            name: 'DB <upgrade>',
+            monitors: ['API'],
+            starts_at: 1_767_405_600,
+            ends_at: 1_767_409_200,
+            in_progress: true,
+          },
+          {
+            name: 'Sunday',
+            monitors: ['API', 'Web'],
+            starts_at: 1_767_578_400,
+            ends_at: 1_767_585_600,
+            in_progress: false,
+          },
+        ],
+      }),
+    );
+    expect(html).toContain('data-status="maintenance">Under maintenance</strong>');
+    expect(html).toContain('data-overall="maintenance">Under maintenance</p>');
+    expect(html).toContain('<h2 id="maintenance">Scheduled maintenance</h2>');
+    expect(html).toContain('<strong>DB &#60;upgrade&#62;</strong> (API): under way until');
+    expect(html).toContain('<strong>Sunday</strong> (API, Web): from <time datetime="2026-01-05T02:00:00.000Z">');
+  });
+
+  it('has no maintenance section when none is coming', () => {
+    expect(renderPublicPage(page())).not.toContain('Scheduled maintenance');
   });
 });

@@ -12,6 +12,11 @@ export interface PublicPage {
   monitors: PublicMonitor[];
   /** Newest first: those that started in the period, and any still open. */
   incidents: PublicIncident[];
+  /**
+   * Maintenance of the page's monitors under way or starting within 7 days, soonest first
+   * (docs/decisions/0026-maintenance-windows.md).
+   */
+  maintenance: PublicMaintenance[];
   /** Unix seconds when the figures were gathered. */
   generated_at: number;
 }
@@ -20,7 +25,8 @@ export interface PublicPage {
  * `partial_data` and `no_data`: some or all of the watched monitors are `unknown` and none is
  * down, so the page cannot honestly say operational (docs/decisions/0001-truth-when-blind.md).
  */
-export type OverallStatus = 'operational' | 'partial_outage' | 'major_outage' | 'partial_data' | 'no_data' | 'unknown';
+export type OverallStatus =
+  'operational' | 'partial_outage' | 'major_outage' | 'partial_data' | 'no_data' | 'maintenance' | 'unknown';
 
 export interface PublicMonitor {
   /** The monitor's name: never its URL, host or any setting. */
@@ -28,9 +34,10 @@ export interface PublicMonitor {
   /**
    * `pending`: not checked yet; `unknown`: no UP or DOWN result for three check intervals (shown
    * as "No data", never as operational); `paused`: alerting paused by the owner (said even when
-   * Picket cannot see the monitor).
+   * Picket cannot see the monitor); `maintenance`: a maintenance window covers it now (said
+   * whatever its checks find, docs/decisions/0026-maintenance-windows.md).
    */
-  status: 'up' | 'down' | 'pending' | 'unknown' | 'paused';
+  status: 'up' | 'down' | 'pending' | 'unknown' | 'paused' | 'maintenance';
   /** Over the page's period; null without decided (UP or DOWN) checks. */
   uptime_percent: number | null;
   /** One per day of the period, oldest first, ending today (UTC). */
@@ -47,6 +54,17 @@ export interface PublicDay {
   avg_response_ms: number | null;
 }
 
+export interface PublicMaintenance {
+  /** The window's name. */
+  name: string;
+  /** Names of the page's monitors it covers. */
+  monitors: string[];
+  /** The occurrence shown: under way (from now) or the next one. */
+  starts_at: number;
+  ends_at: number;
+  in_progress: boolean;
+}
+
 export interface PublicIncident {
   monitor: string;
   started_at: number;
@@ -57,14 +75,14 @@ export interface PublicIncident {
 }
 
 /**
- * Over the watched monitors (up, down or unknown; paused and pending ones do not count): all
+ * Over the watched monitors (up, down or unknown; paused, pending and maintenance ones do not count): all
  * down → major; some down → partial; none down but all unknown → no data; some unknown →
- * partial data; all up → operational; none watched → unknown. A down monitor outranks an
+ * partial data; all up → operational; none watched → under maintenance when some are, else unknown. A down monitor outranks an
  * unknown one (an outage Picket saw is news); an unknown one is never counted as operational.
  */
 export function overallOf(monitors: readonly Pick<PublicMonitor, 'status'>[]): OverallStatus {
   const watched = monitors.filter((m) => m.status === 'up' || m.status === 'down' || m.status === 'unknown');
-  if (watched.length === 0) return 'unknown';
+  if (watched.length === 0) return monitors.some((m) => m.status === 'maintenance') ? 'maintenance' : 'unknown';
   const down = watched.filter((m) => m.status === 'down').length;
   if (down > 0) return down === watched.length ? 'major_outage' : 'partial_outage';
   const unknown = watched.filter((m) => m.status === 'unknown').length;
@@ -78,6 +96,7 @@ export const OVERALL_TEXT: { readonly [K in OverallStatus]: string } = {
   major_outage: 'Major outage',
   partial_data: 'Some services have no current data',
   no_data: 'No data',
+  maintenance: 'Under maintenance',
   unknown: 'Status unknown',
 };
 
@@ -87,6 +106,7 @@ export const STATUS_TEXT: { readonly [K in PublicMonitor['status']]: string } = 
   pending: 'Not checked yet',
   unknown: 'No data',
   paused: 'Paused',
+  maintenance: 'Under maintenance',
 };
 
 /** The bar colour class of a day: ≥ 99.9 % ok, ≥ 99 % minor, below bad, no decided check none. */
@@ -210,6 +230,17 @@ function renderIncident(incident: PublicIncident, now: number): string {
   );
 }
 
+function renderMaintenance(item: PublicMaintenance): string {
+  const when = item.in_progress
+    ? `under way until <time datetime="${isoTime(item.ends_at)}">${utc(item.ends_at)} UTC</time>`
+    : `from <time datetime="${isoTime(item.starts_at)}">${utc(item.starts_at)} UTC</time> ` +
+      `to <time datetime="${isoTime(item.ends_at)}">${utc(item.ends_at)} UTC</time>`;
+  return (
+    `<li class="maintenance${item.in_progress ? ' open' : ''}"><strong>${escapeHtml(item.name)}</strong> ` +
+    `(${item.monitors.map(escapeHtml).join(', ')}): ${when}</li>`
+  );
+}
+
 /* Colours meet WCAG AA (4.5:1) for text on both the page and the cards, light and dark. */
 const STYLE =
   ':root{color-scheme:light dark;--bg:#fff;--fg:#1f2328;--muted:#57606a;--card:#f6f8fa;--line:#d0d7de;' +
@@ -227,7 +258,7 @@ const STYLE =
   '.monitor{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1rem;margin:0 0 1rem}' +
   '.row{display:flex;justify-content:space-between;align-items:baseline;gap:.5rem 1rem;flex-wrap:wrap}' +
   '.status-up{color:var(--ok)}.status-down{color:var(--bad)}' +
-  '.status-pending,.status-unknown,.status-paused{color:var(--muted)}' +
+  '.status-pending,.status-unknown,.status-paused,.status-maintenance{color:var(--muted)}' +
   '.muted{color:var(--muted);font-size:.9rem;margin:.25rem 0}' +
   '.bars{display:flex;gap:2px;list-style:none;padding:0;margin:.75rem 0 0;height:2.5rem}' +
   '.bars li{flex:1 1 0;min-width:1px;border-radius:2px}.bars .ok{background:var(--ok)}' +
@@ -251,6 +282,11 @@ export function renderPublicPage(page: PublicPage): string {
     page.incidents.length === 0
       ? `<p class="muted">No incidents in the last ${page.period} days.</p>`
       : `<ul class="incidents">${page.incidents.map((i) => renderIncident(i, page.generated_at)).join('')}</ul>`;
+  const maintenance =
+    page.maintenance.length === 0
+      ? ''
+      : `<section aria-labelledby="maintenance"><h2 id="maintenance">Scheduled maintenance</h2>` +
+        `<ul class="incidents">${page.maintenance.map(renderMaintenance).join('')}</ul></section>`;
   const name = escapeHtml(page.name);
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
@@ -261,7 +297,7 @@ export function renderPublicPage(page: PublicPage): string {
     `<p class="overall ${page.overall}" role="status" data-overall="${page.overall}">${OVERALL_TEXT[page.overall]}</p></header>` +
     `<main><section aria-labelledby="services"><h2 id="services">Services</h2>` +
     `<p class="muted legend">One bar per day (UTC): green at least 99.9% uptime, amber at least 99%, red below, grey no data. ` +
-    `Hover over a bar for its figures.</p>${monitors}</section>` +
+    `Hover over a bar for its figures.</p>${monitors}</section>${maintenance}` +
     `<section aria-labelledby="incidents"><h2 id="incidents">Recent incidents</h2>${incidents}</section></main>` +
     `<footer><p>Updated <time datetime="${isoTime(page.generated_at)}">${utc(page.generated_at)} UTC</time>. ` +
     `Powered by Picket.</p></footer></body></html>`

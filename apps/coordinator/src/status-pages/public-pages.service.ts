@@ -8,6 +8,10 @@ import { MonitorEvents } from '../monitors/monitor-events.js';
 import { addressBucket } from '../rate-limit/client-address.js';
 import { FailureThrottle } from '../rate-limit/failure-throttle.js';
 import type { Decision } from '../rate-limit/gcra.js';
+import { MaintenanceCalendar } from '../maintenance/maintenance-calendar.js';
+import { MaintenanceWindowsService } from '../maintenance/maintenance-windows.service.js';
+import { appliesTo, shownOccurrence } from '../maintenance/windows.js';
+import type { MonitorEntity } from '../monitors/monitor.entity.js';
 import { effectiveStatus } from '../monitors/monitor-status.js';
 import { isPasswordHash, verifyPassword } from '../secrets/password-hash.js';
 import {
@@ -15,6 +19,7 @@ import {
   publicReason,
   renderPublicPage,
   type PublicDay,
+  type PublicMaintenance,
   type PublicMonitor,
   type PublicPage,
 } from './public-page.js';
@@ -65,7 +70,11 @@ export class PublicPagesService {
     statusPages: StatusPagesService,
     monitorEvents: MonitorEvents,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly maintenance: MaintenanceCalendar,
+    maintenanceWindows: MaintenanceWindowsService,
   ) {
+    // A window changed: any page of its account may show it (pages are few; dropping all is simplest).
+    maintenanceWindows.onChange(() => this.rendered.clear());
     statusPages.onChange((pageId) => {
       this.rendered.delete(pageId);
       this.verified.forgetPage(pageId);
@@ -193,7 +202,12 @@ export class PublicPagesService {
         name: monitor.name,
         // The same overlay as the API: a monitor Picket cannot see is `unknown`, never its old
         // status (docs/decisions/0001-truth-when-blind.md). Paused says paused either way.
-        status: monitor.active ? effectiveStatus(monitor, now) : 'paused',
+        // Paused outranks maintenance; maintenance outranks what the checks find (0026).
+        status: !monitor.active
+          ? 'paused'
+          : this.maintenance.coverOf(monitor.accountId, monitor.id, now) !== null
+            ? 'maintenance'
+            : effectiveStatus(monitor, now),
         uptime_percent: uptimePercent(combine(all)),
         days,
       });
@@ -216,8 +230,28 @@ export class PublicPagesService {
         // Without the target's address, host, port or URL: the API keeps the whole reason.
         ...(page.showIncidentReasons ? { reason: publicReason(incident.reason) } : {}),
       })),
+      maintenance: this.maintenanceOf(page.accountId, monitors, now),
       generated_at: now,
     };
+  }
+
+  /** Windows covering some of the page's monitors, under way or starting within 7 days, soonest first. */
+  private maintenanceOf(accountId: string, monitors: readonly MonitorEntity[], now: number): PublicMaintenance[] {
+    const shown: PublicMaintenance[] = [];
+    for (const { window, at } of this.maintenance.windowsOf(accountId, now)) {
+      const occurrence = shownOccurrence(window, at, now);
+      if (occurrence === null) continue;
+      const covered = monitors.filter((m) => appliesTo(window.monitors, m.id));
+      if (covered.length === 0) continue;
+      shown.push({
+        name: window.name,
+        monitors: covered.map((m) => m.name),
+        starts_at: occurrence.startsAt,
+        ends_at: occurrence.endsAt,
+        in_progress: occurrence.inProgress,
+      });
+    }
+    return shown.sort((a, b) => a.starts_at - b.starts_at || a.name.localeCompare(b.name));
   }
 }
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DashboardModule } from '../dashboard/dashboard.module.js';
 import { HistoryModule } from '../history/history.module.js';
+import { MaintenanceModule } from '../maintenance/maintenance.module.js';
 import { MonitorsModule } from '../monitors/monitors.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { PublicPagesController } from './public-pages.controller.js';
@@ -12,7 +13,7 @@ import { StatusPagesService } from './status-pages.service.js';
 
 /** Status pages: the API (docs/decisions/0008-status-pages.md) and the public pages (HTML and JSON, no API key). */
 @Module({
-  imports: [DashboardModule, HistoryModule, MonitorsModule, RateLimitModule],
+  imports: [DashboardModule, HistoryModule, MonitorsModule, RateLimitModule, MaintenanceModule],
   controllers: [StatusPagesController, PublicPagesController],
   providers: [StatusPagesRepository, StatusPagesService, PublicPagesService, StatusPagePasswordsBoot],
 })

@@ -6,7 +6,7 @@ import { fieldErrors } from '../lib/field-errors.ts';
 import { useAccount } from '../lib/queries.ts';
 import type { Me, User } from '../lib/session.ts';
 
-/** The nine key permissions of the API. */
+/** The key permissions of the API (apps/coordinator/src/auth/permissions.ts, the same order). */
 export const PERMISSIONS = [
   'monitors:read',
   'monitors:write',
@@ -17,6 +17,8 @@ export const PERMISSIONS = [
   'status_pages:read',
   'status_pages:write',
   'account:read',
+  'maintenance:read',
+  'maintenance:write',
 ] as const;
 
 interface ApiKey {

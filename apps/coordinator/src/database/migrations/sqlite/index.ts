@@ -15,6 +15,7 @@ import { DeliveryLogContact1765400000000 } from './1765400000000-delivery-log-co
 import { UsersAndSessions1765600000000 } from './1765600000000-users-and-sessions.js';
 import { SealedSecrets1765620000000 } from './1765620000000-sealed-secrets.js';
 import { RequestHeadersRepair1765650000000 } from './1765650000000-request-headers-repair.js';
+import { MaintenanceWindows1765700000000 } from './1765700000000-maintenance-windows.js';
 
 /** Reviewed SQLite migrations, oldest first; the same list in ../postgres (docs/decisions/0015-two-migration-sets.md). */
 export const SQLITE_MIGRATIONS = [
@@ -35,4 +36,5 @@ export const SQLITE_MIGRATIONS = [
   UsersAndSessions1765600000000,
   SealedSecrets1765620000000,
   RequestHeadersRepair1765650000000,
+  MaintenanceWindows1765700000000,
 ];

@@ -1,0 +1,242 @@
+import { describe, expect, it } from '@jest/globals';
+import { canonicalTimeZone, rruleProblem, timeZoneProblem } from './recurrence.js';
+import { appliesTo, shownOccurrence, windowAt, type WindowAt, type WindowSchedule } from './windows.js';
+
+const at = (iso: string): number => Date.parse(iso) / 1000;
+const HOUR = 3600;
+
+const oneOff = (startsAt: string, endsAt: string, active = true): WindowSchedule => ({
+  active,
+  startsAt: at(startsAt),
+  endsAt: at(endsAt),
+  rrule: null,
+  duration: null,
+  timezone: 'UTC',
+});
+const recurring = (
+  rrule: string,
+  startsAt: string,
+  duration: number,
+  timezone: string,
+  active = true,
+): WindowSchedule => ({
+  active,
+  startsAt: at(startsAt),
+  endsAt: null,
+  rrule,
+  duration,
+  timezone,
+});
+
+/** Sundays 03:00 to 05:00 Berlin time, first on 22 March 2026 (CET, UTC+1); summer time starts 29 March. */
+const berlinSundays = recurring('FREQ=WEEKLY;BYDAY=SU', '2026-03-22T02:00:00Z', 2 * HOUR, 'Europe/Berlin');
+/** Daily 01:30 to 02:30 Berlin time, across the autumn change (25 October 2026, 03:00 CEST → 02:00 CET). */
+const berlinNightly = recurring('FREQ=DAILY', '2026-10-20T23:30:00Z', HOUR, 'Europe/Berlin');
+
+const result = (
+  covers: boolean,
+  coverEndsAt: string | null,
+  state: WindowAt['state'],
+  next: string | null,
+): WindowAt => ({
+  covers,
+  coverEndsAt: coverEndsAt === null ? null : at(coverEndsAt),
+  state,
+  nextStartAt: next === null ? null : at(next),
+});
+
+describe('windowAt', () => {
+  it.each<[string, WindowSchedule, string, WindowAt]>([
+    [
+      'one-off, before',
+      oneOff('2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z'),
+      '2026-05-01T09:59:59Z',
+      result(false, null, 'scheduled', '2026-05-01T10:00:00Z'),
+    ],
+    [
+      'one-off, at its start (inclusive)',
+      oneOff('2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z'),
+      '2026-05-01T10:00:00Z',
+      result(true, '2026-05-01T12:00:00Z', 'in_progress', null),
+    ],
+    [
+      'one-off, at its end (exclusive)',
+      oneOff('2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z'),
+      '2026-05-01T12:00:00Z',
+      result(false, null, 'ended', null),
+    ],
+    [
+      'one-off, inactive while under way',
+      oneOff('2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z', false),
+      '2026-05-01T11:00:00Z',
+      result(false, null, 'ended', null),
+    ],
+    [
+      'one-off, inactive before',
+      oneOff('2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z', false),
+      '2026-05-01T09:00:00Z',
+      result(false, null, 'scheduled', '2026-05-01T10:00:00Z'),
+    ],
+    [
+      'weekly, before the first occurrence',
+      berlinSundays,
+      '2026-03-20T00:00:00Z',
+      result(false, null, 'scheduled', '2026-03-22T02:00:00Z'),
+    ],
+    [
+      'weekly, first occurrence (CET: 03:00 local is 02:00 UTC)',
+      berlinSundays,
+      '2026-03-22T03:00:00Z',
+      result(true, '2026-03-22T04:00:00Z', 'in_progress', '2026-03-29T01:00:00Z'),
+    ],
+    [
+      'weekly, the DST Sunday keeps 03:00 local (01:00 UTC)',
+      berlinSundays,
+      '2026-03-29T01:00:00Z',
+      result(true, '2026-03-29T03:00:00Z', 'in_progress', '2026-04-05T01:00:00Z'),
+    ],
+    [
+      'weekly, the hour before on the DST Sunday is not covered',
+      berlinSundays,
+      '2026-03-29T00:59:59Z',
+      result(false, null, 'scheduled', '2026-03-29T01:00:00Z'),
+    ],
+    [
+      'weekly, a weekday in summer',
+      berlinSundays,
+      '2026-06-03T12:00:00Z',
+      result(false, null, 'scheduled', '2026-06-07T01:00:00Z'),
+    ],
+    [
+      'weekly, inactive under way',
+      { ...berlinSundays, active: false },
+      '2026-03-29T02:00:00Z',
+      result(false, null, 'scheduled', '2026-04-05T01:00:00Z'),
+    ],
+    [
+      'daily, the night before the autumn change (CEST: 01:30 is 23:30 UTC)',
+      berlinNightly,
+      '2026-10-24T00:00:00Z',
+      result(true, '2026-10-24T00:30:00Z', 'in_progress', '2026-10-24T23:30:00Z'),
+    ],
+    [
+      'daily, the night of the change: 01:30 CEST is still 23:30 UTC',
+      berlinNightly,
+      '2026-10-24T23:45:00Z',
+      result(true, '2026-10-25T00:30:00Z', 'in_progress', '2026-10-26T00:30:00Z'),
+    ],
+    [
+      'daily, after the change: 01:30 CET is 00:30 UTC',
+      berlinNightly,
+      '2026-10-26T00:30:00Z',
+      result(true, '2026-10-26T01:30:00Z', 'in_progress', '2026-10-27T00:30:00Z'),
+    ],
+    [
+      'daily with COUNT, ended',
+      recurring('FREQ=DAILY;COUNT=2', '2026-01-01T00:00:00Z', HOUR, 'UTC'),
+      '2026-01-02T01:00:00Z',
+      result(false, null, 'ended', null),
+    ],
+    [
+      'daily with COUNT, last occurrence under way',
+      recurring('FREQ=DAILY;COUNT=2', '2026-01-01T00:00:00Z', HOUR, 'UTC'),
+      '2026-01-02T00:30:00Z',
+      result(true, '2026-01-02T01:00:00Z', 'in_progress', null),
+    ],
+    [
+      'daily with UNTIL, ended',
+      recurring('FREQ=DAILY;UNTIL=20260105T000000Z', '2026-01-01T00:00:00Z', HOUR, 'UTC'),
+      '2026-02-01T00:00:00Z',
+      result(false, null, 'ended', null),
+    ],
+    [
+      'overlapping occurrences merge (daily, 36 h each, COUNT=3)',
+      recurring('FREQ=DAILY;COUNT=3', '2026-01-01T00:00:00Z', 36 * HOUR, 'UTC'),
+      '2026-01-01T01:00:00Z',
+      result(true, '2026-01-04T12:00:00Z', 'in_progress', '2026-01-02T00:00:00Z'),
+    ],
+  ])('%s', (_name, window, now, expected) => {
+    expect(windowAt(window, at(now))).toEqual(expected);
+  });
+});
+
+describe('appliesTo', () => {
+  it('[] means every monitor, a list only those', () => {
+    expect(appliesTo([], 'a'.repeat(24))).toBe(true);
+    expect(appliesTo(['b'.repeat(24)], 'a'.repeat(24))).toBe(false);
+    expect(appliesTo(['a'.repeat(24)], 'a'.repeat(24))).toBe(true);
+  });
+});
+
+describe('rruleProblem and timeZoneProblem', () => {
+  it.each([
+    'FREQ=WEEKLY;BYDAY=SU',
+    'FREQ=DAILY;INTERVAL=2',
+    'FREQ=MONTHLY;BYDAY=1SA',
+    'FREQ=HOURLY;COUNT=5',
+    'FREQ=DAILY;UNTIL=20271231T235959Z',
+  ])('accepts %s', (rule) => expect(rruleProblem(rule)).toBeNull());
+  it.each<[unknown, string]>([
+    ['', 'must be an RFC 5545 RRULE'],
+    [42, 'must be an RFC 5545 RRULE'],
+    ['GARBAGE', 'malformed part'],
+    ['RRULE:FREQ=DAILY', 'malformed part'],
+    ['FREQ=DAILY;FOO=1', 'unknown part FOO'],
+    ['FREQ=DAILY;FREQ=WEEKLY', 'FREQ twice'],
+    ['FREQ=MINUTELY', 'FREQ must be'],
+    ['FREQ=DAILY;COUNT=-1', 'COUNT must be a positive integer'],
+    ['FREQ=DAILY;INTERVAL=0', 'INTERVAL must be a positive integer'],
+    ['FREQ=HOURLY;COUNT=1001', 'COUNT must be at most 1000'],
+    ['FREQ=DAILY;UNTIL=2027', 'UNTIL must be a UTC date-time'],
+    ['FREQ=DAILY;COUNT=2;UNTIL=20271231T235959Z', 'both COUNT and UNTIL'],
+    ['BYDAY=SU', 'must include FREQ'],
+    ['FREQ=WEEKLY;BYDAY=XX', 'is not a valid RRULE'],
+  ])('refuses %p', (rule, message) => expect(rruleProblem(rule)).toContain(message));
+
+  it.each(['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata'])('knows %s', (zone) =>
+    expect(timeZoneProblem(zone)).toBeNull(),
+  );
+  it('spells a zone as the database does', () => {
+    expect(canonicalTimeZone('europe/berlin')).toBe('Europe/Berlin');
+    expect(canonicalTimeZone('UTC')).toBe('UTC');
+  });
+  it.each(['', 'Mars/Olympus', 'Europe/Berlín', '+01:00', '+01:00x', '-05:00', 7])('refuses %p', (zone) =>
+    expect(timeZoneProblem(zone)).toContain('IANA time zone'),
+  );
+});
+
+describe('shownOccurrence (what a public page lists)', () => {
+  const show = (window: WindowSchedule, now: string) => shownOccurrence(window, windowAt(window, at(now)), at(now));
+  it.each<[string, WindowSchedule, string, [string, string, boolean] | null]>([
+    [
+      'one-off under way: from now to its end',
+      oneOff('2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z'),
+      '2026-05-01T11:00:00Z',
+      ['2026-05-01T11:00:00Z', '2026-05-01T12:00:00Z', true],
+    ],
+    [
+      'one-off in 6 days',
+      oneOff('2026-05-07T10:00:00Z', '2026-05-07T12:00:00Z'),
+      '2026-05-01T10:00:00Z',
+      ['2026-05-07T10:00:00Z', '2026-05-07T12:00:00Z', false],
+    ],
+    [
+      'one-off in 8 days: not yet',
+      oneOff('2026-05-09T10:00:00Z', '2026-05-09T12:00:00Z'),
+      '2026-05-01T10:00:00Z',
+      null,
+    ],
+    ['inactive: never', oneOff('2026-05-02T10:00:00Z', '2026-05-02T12:00:00Z', false), '2026-05-01T10:00:00Z', null],
+    ['ended: never', oneOff('2026-04-02T10:00:00Z', '2026-04-02T12:00:00Z'), '2026-05-01T10:00:00Z', null],
+    [
+      'weekly: its next occurrence, with its duration',
+      berlinSundays,
+      '2026-06-03T12:00:00Z',
+      ['2026-06-07T01:00:00Z', '2026-06-07T03:00:00Z', false],
+    ],
+  ])('%s', (_name, window, now, expected) => {
+    expect(show(window, now)).toEqual(
+      expected === null ? null : { startsAt: at(expected[0]), endsAt: at(expected[1]), inProgress: expected[2] },
+    );
+  });
+});

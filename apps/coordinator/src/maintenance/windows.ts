@@ -1,0 +1,93 @@
+/**
+ * The pure core of maintenance windows (docs/decisions/0026-maintenance-windows.md): for a window
+ * and an instant (Unix seconds), whether it covers it, when the covering ends, the `state` and
+ * the `next_start_at` the API shows. Coverage is half open: [start, start + duration).
+ */
+import { occurrencesOf } from './recurrence.js';
+
+export const WINDOW_STATES = ['scheduled', 'in_progress', 'ended'] as const;
+export type WindowState = (typeof WINDOW_STATES)[number];
+
+/** What the core needs of a window. */
+export interface WindowSchedule {
+  active: boolean;
+  startsAt: number;
+  /** One-off: the end. Null for a recurring window. */
+  endsAt: number | null;
+  /** Recurring: the RRULE, the duration (s) and the IANA zone. Null for a one-off window. */
+  rrule: string | null;
+  duration: number | null;
+  timezone: string;
+}
+
+export interface WindowAt {
+  /** The window covers this instant (it is active and an occurrence is under way). */
+  covers: boolean;
+  /** While covering: when the covering ends (overlapping or touching occurrences merged), else null. */
+  coverEndsAt: number | null;
+  state: WindowState;
+  /** The next start strictly after the instant, or null when none is left. */
+  nextStartAt: number | null;
+}
+
+/** Merging touching occurrences stops after this many (an hourly rule with a 1 h duration covers for ever). */
+const MERGE_LIMIT = 1000;
+
+export function windowAt(window: WindowSchedule, now: number): WindowAt {
+  let under: { start: number; end: number } | null = null;
+  let next: number | null;
+  let following: ((after: number) => number | null) | null = null;
+  if (window.rrule === null || window.duration === null) {
+    const end = window.endsAt ?? window.startsAt;
+    if (window.startsAt <= now && now < end) under = { start: window.startsAt, end };
+    next = window.startsAt > now ? window.startsAt : null;
+  } else {
+    const occurrences = occurrencesOf(window.rrule, window.startsAt, window.timezone);
+    const latest = occurrences.latestAtOrBefore(now);
+    if (latest !== null && now < latest + window.duration) under = { start: latest, end: latest + window.duration };
+    next = occurrences.firstAfter(now);
+    following = (after) => occurrences.firstAfter(after);
+  }
+  if (!window.active) {
+    return { covers: false, coverEndsAt: null, state: next === null ? 'ended' : 'scheduled', nextStartAt: next };
+  }
+  if (under === null) {
+    return { covers: false, coverEndsAt: null, state: next === null ? 'ended' : 'scheduled', nextStartAt: next };
+  }
+  let end = under.end;
+  if (following !== null && window.duration !== null) {
+    let start = under.start;
+    for (let i = 0; i < MERGE_LIMIT; i++) {
+      const n = following(start);
+      if (n === null || n > end) break;
+      end = Math.max(end, n + window.duration);
+      start = n;
+    }
+  }
+  return { covers: true, coverEndsAt: end, state: 'in_progress', nextStartAt: next };
+}
+
+/** Whether a window applies to a monitor: `[]` means every monitor of the account. */
+export function appliesTo(monitors: readonly string[], monitorId: string): boolean {
+  return monitors.length === 0 || monitors.includes(monitorId);
+}
+
+/** How far ahead public status pages list maintenance (docs/decisions/0026-maintenance-windows.md). */
+export const UPCOMING_SECONDS = 7 * 86_400;
+
+/**
+ * The occurrence a public page lists for a window at `now`: the one under way (until the covering
+ * ends), else the next one if it starts within `horizon` seconds; null otherwise.
+ */
+export function shownOccurrence(
+  window: WindowSchedule,
+  at: WindowAt,
+  now: number,
+  horizon = UPCOMING_SECONDS,
+): { startsAt: number; endsAt: number; inProgress: boolean } | null {
+  if (!window.active) return null;
+  if (at.covers && at.coverEndsAt !== null) return { startsAt: now, endsAt: at.coverEndsAt, inProgress: true };
+  if (at.nextStartAt === null || at.nextStartAt > now + horizon) return null;
+  const length = window.rrule === null ? (window.endsAt ?? window.startsAt) - window.startsAt : (window.duration ?? 0);
+  return { startsAt: at.nextStartAt, endsAt: at.nextStartAt + length, inProgress: false };
+}
