@@ -13,6 +13,7 @@ import { HistoryModule } from './history/history.module.js';
 import { IncidentsModule } from './incidents/incidents.module.js';
 import { MonitorsModule } from './monitors/monitors.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
+import { HeartbeatsModule } from './heartbeats/heartbeats.module.js';
 import { ProbingModule } from './probing/probing.module.js';
 import { StatusPagesModule } from './status-pages/status-pages.module.js';
 
@@ -34,6 +35,7 @@ export class CoordinatorModule {
         IncidentsModule,
         OpenApiModule,
         ProbingModule,
+        HeartbeatsModule,
         StatusPagesModule,
       ],
       providers: [BootstrapService, StoppingMarker],

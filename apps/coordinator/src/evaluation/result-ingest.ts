@@ -29,11 +29,22 @@ export class ResultIngest {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** `result` of the check `due` of `monitor` (as it was when the check was sent). */
-  async accept(monitor: MonitorEntity, due: DueCheck, result: ProbeResult): Promise<void> {
+  /**
+   * `result` of the check `due` of `monitor` (as it was when the check was sent). A heartbeat's
+   * pings and missed deadlines come here too, with rotation position 0 (heartbeats/).
+   */
+  async accept(monitor: MonitorEntity, due: Pick<DueCheck, 'regionIndex'>, result: ProbeResult): Promise<void> {
     this.metrics.recordResult(result, monitor.monitorType);
     this.results.add(result);
     // Stored above either way; only the partition's owner evaluates.
+    await this.acceptEvaluated(monitor, due, result);
+  }
+
+  /**
+   * The owner's part of `accept` for a result another replica already stored (a heartbeat ping
+   * taken elsewhere, heartbeats/heartbeat-pings.ts): evidence, last check, evaluation.
+   */
+  async acceptEvaluated(monitor: MonitorEntity, due: Pick<DueCheck, 'regionIndex'>, result: ProbeResult): Promise<void> {
     if (!this.roster.owns(monitor.id)) return;
     this.evidence.record(result);
     this.metrics.recordMonitorResult(result);

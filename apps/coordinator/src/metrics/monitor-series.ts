@@ -119,7 +119,7 @@ export class MonitorSeriesStore {
   record(result: ProbeResult): void {
     const entry = this.entries.get(result.monitor_id);
     if (entry === undefined) return;
-    const i = entry.regions.indexOf(result.region);
+    const i = (entry.regions as readonly string[]).indexOf(result.region);
     if (i < 0) return; // a check sent before the monitor left this region
     if (isDecided(result.status)) {
       entry.success[i] = result.status === 'up' ? 1 : 0;

@@ -8,10 +8,24 @@ import type { ErrorCode } from '../errors.js';
 
 export type Schema = JsonSchema;
 
-export type Tag = 'Monitors' | 'Contacts' | 'Incidents' | 'Status pages' | 'Public status pages' | 'Account' | 'Meta';
+export type Tag =
+  | 'Monitors'
+  | 'Heartbeats'
+  | 'Contacts'
+  | 'Incidents'
+  | 'Status pages'
+  | 'Public status pages'
+  | 'Account'
+  | 'Meta';
 
 /** Path parameters of components.parameters, by the resource whose id they are. */
-export type PathParameter = 'MonitorId' | 'ContactId' | 'IncidentId' | 'StatusPageId' | 'PublicStatusPageId';
+export type PathParameter =
+  | 'MonitorId'
+  | 'ContactId'
+  | 'IncidentId'
+  | 'StatusPageId'
+  | 'PublicStatusPageId'
+  | 'PingToken';
 
 export interface OperationDeclaration {
   /** The documented path when it is not the route's own (`/status/{id}.json` of `status/:page`). */

@@ -230,6 +230,14 @@ const SETTINGS_DOCS: {
   },
   tcp: { description: 'TCP connect check.', fields: {} },
   ping: { description: 'ICMP ping check.', fields: {} },
+  heartbeat: {
+    description:
+      'Heartbeat (passive): the watched job (a backup, a cron job) requests `ping_url` on every run; the monitor is ' +
+      'down when no ping arrived within `period + grace` of the last one (or of creation), or at once on ' +
+      '`ping_url/fail`. Checked from no region: `regions` must be omitted or empty; `check_interval`, `timeout` and ' +
+      '`fail_threshold` do not apply (returned with their defaults).',
+    fields: {},
+  },
   dns: {
     description: "DNS check: one query for the name's records of one type, from each region.",
     fields: {
@@ -281,7 +289,10 @@ const monitorDocs = {
     default: MONITOR_LIMITS.failThreshold.default,
     description: 'Consecutive failed checks (across regions) before the monitor is down.',
   },
-  regions: { description: 'Regions to check from, in rotation order; at least one.' },
+  regions: {
+    description:
+      'Regions to check from, in rotation order: at least one for a probed type; omitted or empty for a heartbeat.',
+  },
   contacts: {
     default: [],
     description: 'Ids of contacts of this account to notify; a supplied list replaces the stored one.',

@@ -4,12 +4,13 @@ import type { NatsLink } from '#runtime';
 import { NatsLinkServer, type NatsRoute } from '#runtime/nats-server';
 import { HEARTBEAT_PATTERN } from '../agents/heartbeat.controller.js';
 import type { CoordinatorConfig } from '../config.js';
+import { HEARTBEAT_PING_PATTERN } from '../heartbeats/heartbeat-ping.controller.js';
 import { MONITOR_CHANGED_PATTERN } from './monitor-bus.controller.js';
 import { NATS_LINK } from './nats-connection.js';
 
 /**
  * What the coordinator's microservice (NatsLinkServer, NATS mode) takes from NATS: agents'
- * heartbeats and other replicas' monitor notices, each for every replica (no queue group).
+ * heartbeats, other replicas' monitor notices and heartbeat-monitor pings, each for every replica (no queue group).
  * Nothing when CHECKS_ENABLED=false: such a coordinator schedules nothing. Probe requests go out
  * on the raw client (NatsTransport; docs/decisions/0014-nats-and-nest-microservices.md).
  */
@@ -19,6 +20,7 @@ export function coordinatorRoutes(config: CoordinatorConfig): NatsRoute[] {
   return [
     { subject: subjects.heartbeat, pattern: HEARTBEAT_PATTERN },
     { subject: subjects.monitorChanged, pattern: MONITOR_CHANGED_PATTERN },
+    { subject: subjects.heartbeatPing, pattern: HEARTBEAT_PING_PATTERN },
   ];
 }
 

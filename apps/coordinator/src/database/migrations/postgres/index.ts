@@ -12,6 +12,7 @@ import { MonitorLastChecked1764900000000 } from './1764900000000-monitor-last-ch
 import { CoordinatorMode1765000000000 } from './1765000000000-coordinator-mode.js';
 import { AbuseLimits1765200000000 } from './1765200000000-abuse-limits.js';
 import { DeliveryLogContact1765400000000 } from './1765400000000-delivery-log-contact.js';
+import { HeartbeatMonitors1765800000000 } from './1765800000000-heartbeat-monitors.js';
 
 /** Reviewed PostgreSQL migrations, oldest first; the same list in ../sqlite (docs/decisions/0015-two-migration-sets.md). */
 export const POSTGRES_MIGRATIONS = [
@@ -29,4 +30,5 @@ export const POSTGRES_MIGRATIONS = [
   CoordinatorMode1765000000000,
   AbuseLimits1765200000000,
   DeliveryLogContact1765400000000,
+  HeartbeatMonitors1765800000000,
 ];
