@@ -81,7 +81,11 @@ export class HeartbeatPings {
     if (!monitor || monitor.monitorType !== 'heartbeat' || !this.roster.owns(monitor.id)) return;
     // Rebuilt from the fields that matter, so a malformed notice cannot carry anything else in.
     const event = result.status === 'up' ? { kind: 'ping' as const } : { kind: 'fail' as const };
-    await this.ingest.acceptEvaluated(monitor, { regionIndex: 0 }, heartbeatResult(monitor.id, event, result.scheduled_at));
+    await this.ingest.acceptEvaluated(
+      monitor,
+      { regionIndex: 0 },
+      heartbeatResult(monitor.id, event, result.scheduled_at),
+    );
   }
 
   private forward(result: ProbeResult): void {
