@@ -235,7 +235,7 @@ describe('heartbeat monitors', () => {
     const refused = await ping(url);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect((await refused.json()).error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMIT_EXCEEDED');
     expect((await ping(pingUrl)).status).toBe(200);
     clock.advance(1000);
     expect((await ping(url)).status).toBe(200);

@@ -15,6 +15,7 @@ import {
   MONITOR_TYPE_TABLE,
   MONITOR_TYPES,
   REGION_IDS,
+  RESULT_REGIONS,
   requestHeaders,
   type MonitorType,
   type SettingsDtoByType,
@@ -584,7 +585,7 @@ const checkTimingsFields = {
 
 const checkFields = {
   id: ref('ObjectId'),
-  region: ref('Region'),
+  region: ref('ResultRegion'),
   status: {
     enum: [...CHECK_STATUSES],
     description:
@@ -628,7 +629,7 @@ const statsFiguresFields = {
 } satisfies FieldsOf<StatsFiguresJson>;
 
 const regionStatsFields = {
-  region: ref('Region'),
+  region: ref('ResultRegion'),
   ...statsFiguresFields,
 } satisfies FieldsOf<RegionStatsJson>;
 
@@ -676,7 +677,7 @@ const incidentFields = {
   },
   check_results: {
     type: 'object',
-    propertyNames: ref('Region'),
+    propertyNames: ref('ResultRegion'),
     additionalProperties: ref('RegionEvidence'),
     description: 'The evidence that opened the incident: the latest result of each region, keyed by region.',
   },
@@ -780,6 +781,12 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     ObjectId: objectId,
     Timestamp: timestamp,
     Region: { enum: [...REGION_IDS], description: 'A check region.' },
+    ResultRegion: {
+      enum: [...RESULT_REGIONS],
+      description:
+        'Where a result came from: a check region, or `heartbeat` for the pings, reported failures and missed ' +
+        'deadlines of a heartbeat monitor (recorded by the coordinator, not checked from a region).',
+    },
     Pagination: object(paginationFields),
     FieldProblem: object(fieldProblem),
     Error: object(
