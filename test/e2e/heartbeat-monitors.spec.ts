@@ -100,7 +100,7 @@ describe('heartbeat monitors', () => {
       { field: 'regions', message: 'must be omitted or empty for a heartbeat monitor' },
     ]);
     expect(await problems({ settings: { tcp: { url: 'tcp://127.0.0.1:9' } } })).toEqual([
-      { field: 'regions', message: 'must contain at least one item' },
+      { field: 'regions', message: 'is required' },
     ]);
     expect(await problems({ settings: { tcp: { url: 'tcp://127.0.0.1:9' } }, regions: [] })).toEqual([
       { field: 'regions', message: 'must contain at least one item' },

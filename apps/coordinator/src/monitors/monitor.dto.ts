@@ -15,6 +15,7 @@ import {
   oneOf,
 } from '#validation';
 import { PageQuery } from '../common/pagination.js';
+import { RegionsForType } from './monitor-regions.js';
 import { exactlyOneType, MonitorSettingsDto } from './monitor-settings.js';
 
 /** Bounds and defaults of the spec's Monitor table. */
@@ -53,7 +54,7 @@ export class CreateMonitorDto {
   @Field(checkInterval, { optional: true }) check_interval?: number;
   @Field(timeout, { optional: true }) timeout?: number;
   @Field(failThreshold, { optional: true }) fail_threshold?: number;
-  @Field(regionList, { optional: true }) regions?: RegionId[];
+  @Field(regionList, { optional: true }) @RegionsForType() regions?: RegionId[];
   @Field(contactList, { optional: true }) contacts?: string[];
 }
 

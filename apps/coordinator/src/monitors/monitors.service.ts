@@ -3,12 +3,13 @@ import { isProbedType, splitSettings, type ProbedSettings } from '#contracts';
 import { CLOCK, newObjectId, unixSeconds, type Clock } from '#runtime';
 import type { CreateGate } from '../auth/account-gate.js';
 import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
-import { validateInput } from '../common/validate.js';
+import { checkInput, isPlainObject } from '#validation';
 import { literalEgressProblem } from '../common/egress-check.js';
 import { CoordinatorConfig } from '../config.js';
 import { notFound, validationError } from '../errors.js';
 import { newHeartbeatToken } from '../heartbeats/heartbeat.js';
 import { MonitorEvents } from './monitor-events.js';
+import { regionsProblem, typeKeyOf } from './monitor-regions.js';
 import { MonitorEntity } from './monitor.entity.js';
 import { CreateMonitorDto, ListMonitorsQuery, MONITOR_LIMITS, UpdateMonitorDto } from './monitor.dto.js';
 import { toMonitorActivityJson, toMonitorJson, type MonitorJson } from './monitor.mapper.js';
@@ -96,7 +97,16 @@ export class MonitorsService {
   /** PUT: the monitor must exist (404) before the body is judged (422). */
   async update(accountId: string, id: string, body: unknown, origin: string): Promise<MonitorJson> {
     const record = await this.load(accountId, id);
-    const dto = validateInput(UpdateMonitorDto, body === undefined ? {} : body);
+    const input = body === undefined ? {} : body;
+    const { value: dto, problems } = checkInput(UpdateMonitorDto, input);
+    // `regions` against the type the monitor will have, reported with every other problem at once.
+    const given = isPlainObject(input) ? input : {};
+    const regions = regionsProblem(
+      typeKeyOf(given.settings) ?? record.monitor.monitorType,
+      given.regions === undefined ? record.monitor.regions : given.regions,
+    );
+    if (regions && !problems.some((p) => p.field === 'regions')) problems.push({ field: 'regions', message: regions });
+    if (!dto || problems.length > 0) throw validationError(problems);
     const monitor = record.monitor;
     if (dto.name !== undefined) monitor.name = dto.name;
     if (dto.active !== undefined) monitor.active = dto.active;
@@ -160,7 +170,7 @@ export class MonitorsService {
     isNew: boolean,
     gate?: CreateGate,
   ): Promise<void> {
-    const regions = regionsProblem(monitor);
+    const regions = regionsProblem(monitor.monitorType, monitor.regions);
     if (regions) throw validationError([{ field: 'regions', message: regions }]);
     // Only a probed type has a target the egress policy judges; a heartbeat is never connected to.
     if (isProbedType(monitor.monitorType)) {
@@ -185,15 +195,4 @@ export class MonitorsService {
       );
     }
   }
-}
-
-/**
- * `regions` judged against the (merged) monitor's type: a probed type needs at least one, a
- * heartbeat none (it is never checked from a region; docs/decisions/0027-heartbeat-monitors.md).
- */
-export function regionsProblem(monitor: Pick<MonitorEntity, 'monitorType' | 'regions'>): string | null {
-  if (isProbedType(monitor.monitorType)) {
-    return monitor.regions.length === 0 ? 'must contain at least one item' : null;
-  }
-  return monitor.regions.length > 0 ? `must be omitted or empty for a ${monitor.monitorType} monitor` : null;
 }
