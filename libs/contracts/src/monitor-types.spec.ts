@@ -311,11 +311,23 @@ describe('heartbeat settings (a passive type: no target, never on the probe wire
   const problemsOf = (input: unknown) => checkInput(SettingsDto, { heartbeat: input }, 'settings').problems;
 
   it.each([
-    [{ period: 60, grace: 60 }, { period: 60, grace: 60 }],
-    [{ period: 2_592_000, grace: 86_400 }, { period: 2_592_000, grace: 86_400 }],
-    [{ grace: 300, period: 3600 }, { period: 3600, grace: 300 }],
+    [
+      { period: 60, grace: 60 },
+      { period: 60, grace: 60 },
+    ],
+    [
+      { period: 2_592_000, grace: 86_400 },
+      { period: 2_592_000, grace: 86_400 },
+    ],
+    [
+      { grace: 300, period: 3600 },
+      { period: 3600, grace: 300 },
+    ],
     // The read-only ping_url of a GET, sent back unchanged, is ignored (the token is the monitor's own).
-    [{ period: 60, grace: 60, ping_url: 'https://example.com/ping/abc' }, { period: 60, grace: 60 }],
+    [
+      { period: 60, grace: 60, ping_url: 'https://example.com/ping/abc' },
+      { period: 60, grace: 60 },
+    ],
   ])('stores %j as %j', (input, stored) => {
     const { value, problems } = checkInput(SettingsDto, { heartbeat: input });
     expect(problems).toEqual([]);

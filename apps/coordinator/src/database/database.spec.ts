@@ -178,7 +178,12 @@ describe.each(testDatabases())('storage on $name', (kind) => {
     // A heartbeat (nine characters) fits, and a token is unique.
     const heartbeat = { ...MONITOR, accountId: 'a'.repeat(24), monitorType: 'heartbeat' as const, regions: [] };
     const settings = { period: 60, grace: 60 };
-    await ds.manager.insert(MonitorEntity, { ...heartbeat, settings, id: 'c'.repeat(24), heartbeatToken: 'T'.repeat(32) });
+    await ds.manager.insert(MonitorEntity, {
+      ...heartbeat,
+      settings,
+      id: 'c'.repeat(24),
+      heartbeatToken: 'T'.repeat(32),
+    });
     await expect(
       ds.manager.insert(MonitorEntity, { ...heartbeat, settings, id: 'd'.repeat(24), heartbeatToken: 'T'.repeat(32) }),
     ).rejects.toThrow();

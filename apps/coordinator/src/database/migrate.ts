@@ -67,7 +67,7 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
       await dataSource.query('BEGIN IMMEDIATE');
       try {
         const applied = await dataSource.runMigrations({ transaction: 'none' });
-        const broken = (await dataSource.query('PRAGMA foreign_key_check')) as unknown[];
+        const broken = await dataSource.query<unknown[]>('PRAGMA foreign_key_check');
         if (broken.length > 0) throw new Error(`migrations left ${broken.length} broken foreign keys`);
         await dataSource.query('COMMIT');
         return applied.map((m) => m.name);

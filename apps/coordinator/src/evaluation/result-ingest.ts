@@ -44,7 +44,11 @@ export class ResultIngest {
    * The owner's part of `accept` for a result another replica already stored (a heartbeat ping
    * taken elsewhere, heartbeats/heartbeat-pings.ts): evidence, last check, evaluation.
    */
-  async acceptEvaluated(monitor: MonitorEntity, due: Pick<DueCheck, 'regionIndex'>, result: ProbeResult): Promise<void> {
+  async acceptEvaluated(
+    monitor: MonitorEntity,
+    due: Pick<DueCheck, 'regionIndex'>,
+    result: ProbeResult,
+  ): Promise<void> {
     if (!this.roster.owns(monitor.id)) return;
     this.evidence.record(result);
     this.metrics.recordMonitorResult(result);

@@ -169,7 +169,10 @@ export function toStatsFiguresJson(figures: Figures): StatsFiguresJson {
  * (with empty figures when they have no results), then any other region with results in the
  * period (a region since removed from the monitor), alphabetically.
  */
-export function regionOrder(monitorRegions: readonly ResultRegion[], withResults: Iterable<ResultRegion>): ResultRegion[] {
+export function regionOrder(
+  monitorRegions: readonly ResultRegion[],
+  withResults: Iterable<ResultRegion>,
+): ResultRegion[] {
   const listed = new Set<ResultRegion>(monitorRegions);
   const others = [...new Set(withResults)].filter((region) => !listed.has(region)).sort();
   return [...monitorRegions, ...others];

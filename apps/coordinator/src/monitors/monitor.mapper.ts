@@ -31,7 +31,11 @@ export interface MonitorJson {
  * the answer, not on anything stored (docs/decisions/0001-truth-when-blind.md). A heartbeat's
  * settings gain the read-only `ping_url` under `pingBase` (docs/decisions/0027-heartbeat-monitors.md).
  */
-export function toMonitorJson({ monitor, contactIds }: MonitorRecord, nowSeconds: number, pingBase: string): MonitorJson {
+export function toMonitorJson(
+  { monitor, contactIds }: MonitorRecord,
+  nowSeconds: number,
+  pingBase: string,
+): MonitorJson {
   return {
     id: monitor.id,
     name: monitor.name,

@@ -9,23 +9,11 @@ import type { ErrorCode } from '../errors.js';
 export type Schema = JsonSchema;
 
 export type Tag =
-  | 'Monitors'
-  | 'Heartbeats'
-  | 'Contacts'
-  | 'Incidents'
-  | 'Status pages'
-  | 'Public status pages'
-  | 'Account'
-  | 'Meta';
+  'Monitors' | 'Heartbeats' | 'Contacts' | 'Incidents' | 'Status pages' | 'Public status pages' | 'Account' | 'Meta';
 
 /** Path parameters of components.parameters, by the resource whose id they are. */
 export type PathParameter =
-  | 'MonitorId'
-  | 'ContactId'
-  | 'IncidentId'
-  | 'StatusPageId'
-  | 'PublicStatusPageId'
-  | 'PingToken';
+  'MonitorId' | 'ContactId' | 'IncidentId' | 'StatusPageId' | 'PublicStatusPageId' | 'PingToken';
 
 export interface OperationDeclaration {
   /** The documented path when it is not the route's own (`/status/{id}.json` of `status/:page`). */

@@ -26,8 +26,10 @@ export function defineSettingsType<S extends object, D extends object>(
  * settings type `S` is what `toSettings` returns: the API answers it, the database stores it, the
  * probe wire carries it and the prober of the type (libs/probes) receives it.
  */
-export interface MonitorTypeDefinition<S extends { url: string }, D extends object, T>
-  extends SettingsTypeDefinition<S, D> {
+export interface MonitorTypeDefinition<S extends { url: string }, D extends object, T> extends SettingsTypeDefinition<
+  S,
+  D
+> {
   /** Reads the target URL as written; its problems are the DTO's `url` messages. */
   readonly parseTarget: (url: string) => TargetParse<T>;
   /**
