@@ -68,8 +68,12 @@ describe('shipped NATS configurations (text)', () => {
     const auth = deployedAuthConf();
     const coordinator = auth.slice(auth.indexOf('user: coordinator'), auth.indexOf('user: agent'));
     const agent = auth.slice(auth.indexOf('user: agent'));
-    expect(coordinator).toContain(`publish: { allow: ["picket.probe.>", "${s.monitorChanged}"] }`);
-    expect(coordinator).toContain(`subscribe: { allow: ["${s.heartbeat}", "${s.monitorChanged}", "_INBOX.>"] }`);
+    expect(coordinator).toContain(
+      `publish: { allow: ["picket.probe.>", "${s.monitorChanged}", "${s.heartbeatPing}"] }`,
+    );
+    expect(coordinator).toContain(
+      `subscribe: { allow: ["${s.heartbeat}", "${s.monitorChanged}", "${s.heartbeatPing}", "_INBOX.>"] }`,
+    );
     expect(s.probe('eu-west-1')).toMatch(/^picket\.probe\.[^.]+$/);
     expect(agent).toContain(`publish: { allow: ["${s.heartbeat}"] }`);
     expect(agent).toContain(`subscribe: { allow: ["picket.probe.* ${PROBE_QUEUE_GROUP}"] }`);
