@@ -64,7 +64,11 @@ export class HeartbeatPings {
     const result = heartbeatResult(monitor.id, { kind: fail ? 'fail' : 'ping' }, now);
     const owned = this.roster.get(monitor.id);
     if (owned && this.roster.owns(monitor.id)) {
-      await this.ingest.accept(owned, { regionIndex: 0 }, result);
+      // Stored (or held through a database outage) before evaluation: a failed evaluation is logged,
+      // and the ping still answered OK (the next result or the deadline decides again).
+      await this.ingest.accept(owned, { regionIndex: 0 }, result).catch((error: unknown) => {
+        this.logger.warn(`ping of ${monitor.id} recorded, not evaluated: ${String(error)}`);
+      });
       return;
     }
     this.results.add(result);
@@ -76,16 +80,17 @@ export class HeartbeatPings {
     const notice = payload as Partial<PingNotice> | null;
     const result = notice?.result;
     if (!notice || notice.origin === this.config.COORDINATOR_ID || !result || typeof result !== 'object') return;
-    if (typeof result.monitor_id !== 'string' || typeof result.scheduled_at !== 'number') return;
+    if (typeof result.monitor_id !== 'string' || !Number.isSafeInteger(result.scheduled_at)) return;
+    if ((result.scheduled_at ?? 0) <= 0) return;
     const monitor = this.roster.get(result.monitor_id);
     if (!monitor || monitor.monitorType !== 'heartbeat' || !this.roster.owns(monitor.id)) return;
     // Rebuilt from the fields that matter, so a malformed notice cannot carry anything else in.
     const event = result.status === 'up' ? { kind: 'ping' as const } : { kind: 'fail' as const };
-    await this.ingest.acceptEvaluated(
-      monitor,
-      { regionIndex: 0 },
-      heartbeatResult(monitor.id, event, result.scheduled_at),
-    );
+    await this.ingest
+      .acceptEvaluated(monitor, { regionIndex: 0 }, heartbeatResult(monitor.id, event, result.scheduled_at ?? 0))
+      .catch((error: unknown) => {
+        this.logger.warn(`ping of ${monitor.id} from another replica not evaluated: ${String(error)}`);
+      });
   }
 
   private forward(result: ProbeResult): void {
