@@ -5,7 +5,7 @@ import { createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { subjectsFor, toWireRequest, type MonitorType, type ProbeRequest } from '#contracts';
+import { subjectsFor, toWireRequest, type ProbedType, type ProbeRequest } from '#contracts';
 import { connectNats, type NatsConnection } from '#runtime';
 import { processRssMb } from './coordinator-process.js';
 import { deployedNodeOptions } from '../test/support/deployed-node-options.js';
@@ -39,7 +39,7 @@ export async function agentBench(): Promise<void> {
     10_000,
     `no NATS server at ${natsUrl} (set BENCH_NATS_URL)`,
   );
-  const checks: [string, MonitorType, ProbeRequest['settings']][] = [
+  const checks: [string, ProbedType, ProbeRequest['settings']][] = [
     ['HTTP', 'https', { url: targets.http, check_certificate_expiration: false }],
     ['HTTPS', 'https', { url: targets.https, check_certificate_expiration: false }],
     ['TCP', 'tcp', { url: `tcp://${targets.tcp}` }],
@@ -131,7 +131,7 @@ async function startSilentTarget(): Promise<{ url: string; close(): void }> {
   };
 }
 
-type Send = (type: MonitorType, settings: ProbeRequest['settings'], n: number) => Promise<string>;
+type Send = (type: ProbedType, settings: ProbeRequest['settings'], n: number) => Promise<string>;
 
 /** Sends one probe request and resolves with the reply's status ('no reply' on a timeout). */
 function sender(nc: NatsConnection, prefix: string): Send {
@@ -160,7 +160,7 @@ async function waitForAgent(send: Send): Promise<void> {
 async function drive(
   pid: number,
   send: Send,
-  type: MonitorType,
+  type: ProbedType,
   settings: ProbeRequest['settings'],
   rate: number,
   seconds: number,

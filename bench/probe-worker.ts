@@ -7,7 +7,7 @@ import { connect as tlsConnect, createSecureContext, rootCertificates, type Secu
 import got from 'got';
 import { systemClock } from '#runtime';
 import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
-import type { MonitorType } from '#contracts';
+import type { ProbedType } from '#contracts';
 import { probeRequest } from '../test/support/probe-request.js';
 import { atFixedRate } from './report.js';
 
@@ -32,7 +32,7 @@ const seconds = Number(secondsText);
 const warmup = Number(warmupText);
 const run = kind === 'https' || kind === 'tcp' || kind === 'ping' ? await picketChecks(kind) : floorChecks(kind ?? '');
 
-async function picketChecks(type: MonitorType): Promise<(scheduledAt: number) => Promise<boolean>> {
+async function picketChecks(type: ProbedType): Promise<(scheduledAt: number) => Promise<boolean>> {
   const pinger = await IcmpPinger.open();
   // The targets' CA comes as an agent's would, through NODE_EXTRA_CA_CERTS (see runPicket).
   const table = createProberTable({ pinger });

@@ -47,6 +47,8 @@ const NOT_FOUND_CODES: [prefix: string, code: string][] = [
   ['/api/maintenance_windows/', 'MAINTENANCE_WINDOW_NOT_FOUND'],
   // The public pages take any id; a URL that cannot be decoded reaches no route.
   ['/status/', 'NOT_FOUND'],
+  // A heartbeat's ping token: unknown, malformed or deleted alike.
+  ['/ping/', 'NOT_FOUND'],
 ];
 
 interface Operation {
@@ -737,6 +739,41 @@ describe('OpenAPI document', () => {
       expectCode(await call(await keyWith(['contacts:read']), 'GET', path), 403, 'FORBIDDEN');
       expectCode(await call(coordinator.client(), 'GET', path), 401, 'UNAUTHORIZED');
     }
+  });
+
+  it('heartbeats: a heartbeat monitor, its ping URL, pings, reported failures and its history', async () => {
+    const monitor = await createMonitor({
+      name: 'Nightly backup',
+      settings: { heartbeat: { period: 3600, grace: 300 } },
+      regions: [],
+    });
+    const pingUrl = monitor.settings.heartbeat.ping_url as string;
+    expect(pingUrl).toMatch(/\/ping\/[A-Za-z0-9_-]{32}$/);
+    const path = new URL(pingUrl).pathname;
+    const anyone = coordinator.client();
+    for (const [method, url] of [
+      ['GET', path],
+      ['POST', path],
+      ['GET', `${path}/fail`],
+      ['POST', `${path}/fail`],
+    ] as const) {
+      const res = await call(anyone, method, url);
+      expectCode(res, 200);
+      expect(res.text).toBe('OK');
+    }
+    await coordinator.app.get(ResultsWriter).flush();
+    const checks = await call(a, 'GET', `/api/monitors/${monitor.id}/checks`);
+    expectCode(checks, 200);
+    expect(checks.body.data.checks.map((check: any) => check.region)).toEqual(Array(4).fill('heartbeat'));
+    const stats = await call(a, 'GET', `/api/monitors/${monitor.id}/stats`);
+    expectCode(stats, 200);
+    expect(stats.body.data.regions.map((r: any) => r.region)).toEqual(['heartbeat']);
+    const listed = await call(a, 'GET', '/api/monitors?monitor_type=heartbeat');
+    expect(listed.body.data.monitors.map((m: any) => m.id)).toEqual([monitor.id]);
+    const refused = await call(a, 'POST', '/api/monitors', {
+      json: monitorBody({ settings: { heartbeat: { period: 3600, grace: 300 } }, regions: ['eu-west-1'] }),
+    });
+    expectCode(refused, 422, 'VALIDATION_ERROR');
   });
 
   // ---- contacts ------------------------------------------------------------------------

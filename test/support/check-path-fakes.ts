@@ -64,6 +64,10 @@ export class FakeMonitorsTable {
   versions(): Promise<Map<string, number>> {
     return Promise.resolve(new Map([...this.rows].map(([id, m]) => [id, m.updatedAt])));
   }
+  findById(id: string): Promise<MonitorEntity | null> {
+    const row = this.rows.get(id);
+    return Promise.resolve(row ? { ...row } : null);
+  }
   findByIds(ids: readonly string[]): Promise<MonitorEntity[]> {
     return Promise.resolve(ids.flatMap((id) => (this.rows.has(id) ? [{ ...this.rows.get(id)! }] : [])));
   }

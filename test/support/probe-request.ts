@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Prober, ProberTable } from '#probes';
 import {
   checkIdOf,
-  MONITOR_TYPES,
-  type MonitorType,
+  PROBED_TYPES,
+  type ProbedType,
   type ProbeRequest,
   type RegionId,
   type SettingsByType,
@@ -24,7 +24,7 @@ export interface ProbeSlot {
  * A probe request as a coordinator sends one (tests and benchmarks): the check id follows
  * from the monitor, the slot and the region.
  */
-export function probeRequest<T extends MonitorType>(
+export function probeRequest<T extends ProbedType>(
   type: T,
   settings: SettingsByType[T],
   slot: ProbeSlot = {},
@@ -47,8 +47,8 @@ export function probeRequest<T extends MonitorType>(
  * A prober table in which only `type` has a prober (the one under test); every other type's
  * prober throws, so a test that reaches it fails.
  */
-export function tableWithOnly<K extends MonitorType>(type: K, prober: Prober<K>): ProberTable {
+export function tableWithOnly<K extends ProbedType>(type: K, prober: Prober<K>): ProberTable {
   const unused = (): Promise<never> => Promise.reject(new Error('not under test'));
-  const table = Object.fromEntries(MONITOR_TYPES.map((t) => [t, unused]));
+  const table = Object.fromEntries(PROBED_TYPES.map((t) => [t, unused]));
   return { ...table, [type]: prober } as unknown as ProberTable;
 }

@@ -15,6 +15,7 @@ import { LiveModule } from './live/live.module.js';
 import { MaintenanceModule } from './maintenance/maintenance.module.js';
 import { MonitorsModule } from './monitors/monitors.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
+import { HeartbeatsModule } from './heartbeats/heartbeats.module.js';
 import { ProbingModule } from './probing/probing.module.js';
 import { StatusPagesModule } from './status-pages/status-pages.module.js';
 import { SecretsModule } from './secrets/secrets.module.js';
@@ -40,6 +41,7 @@ export class CoordinatorModule {
         OpenApiModule,
         ProbingModule,
         LiveModule,
+        HeartbeatsModule,
         StatusPagesModule,
         UsersModule,
         MaintenanceModule,

@@ -16,19 +16,23 @@ import {
  */
 
 /** `settings` as validated: at most one key per type, each checked by its type's DTO. */
-export type TypeKeyedSettingsDto = { [K in MonitorType]?: SettingsDtoByType[K] };
+export type TypeKeyedSettingsDto<T extends MonitorType = MonitorType> = { [K in T]?: SettingsDtoByType[K] };
 
 const settingsObject: Checker = (value) => (isPlainObject(value) ? null : 'must be an object');
 
 /**
- * A DTO class with one optional property per monitor type, each validated by its type's DTO
- * (the decorators a hand-written class would carry, applied in table order). The parent field
- * decides how many keys are allowed (the API and the probe wire word that differently).
+ * A DTO class with one optional property per monitor type of `types` (every type for the API,
+ * the probed ones for the probe wire), each validated by its type's DTO (the decorators a
+ * hand-written class would carry, applied in table order). The parent field decides how many
+ * keys are allowed (the API and the probe wire word that differently).
  */
-export function typeKeyedSettingsDto(name: string): new () => TypeKeyedSettingsDto {
-  const cls = { [name]: class {} }[name] as new () => TypeKeyedSettingsDto;
+export function typeKeyedSettingsDto<T extends MonitorType = MonitorType>(
+  name: string,
+  types: readonly T[] = MONITOR_TYPES as readonly T[],
+): new () => TypeKeyedSettingsDto<T> {
+  const cls = { [name]: class {} }[name] as new () => TypeKeyedSettingsDto<T>;
   const prototype = cls.prototype as object;
-  for (const type of MONITOR_TYPES) {
+  for (const type of types) {
     const dto = MONITOR_TYPE_TABLE[type].dto;
     Type(() => dto)(prototype, type);
     ValidateNested()(prototype, type);

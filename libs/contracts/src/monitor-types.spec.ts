@@ -5,14 +5,17 @@ import { HTTPS_OPTIONAL_FIELDS, keepSendableHeaderLines } from './monitor-types/
 import { toWireRequest, WireProbeRequestDto } from './probe.js';
 import {
   isMonitorType,
+  isProbedType,
   literalAddressOf,
   MONITOR_TYPE_TABLE,
   MONITOR_TYPES,
-  type MonitorType,
+  PROBED_TYPE_TABLE,
+  PROBED_TYPES,
+  type ProbedType,
   type SettingsByType,
 } from './monitor-types.js';
 
-interface Example<K extends MonitorType> {
+interface Example<K extends ProbedType> {
   /** The least `settings.<type>` the API accepts. */
   minimal: Record<string, unknown>;
   /** What that is stored as. */
@@ -23,8 +26,8 @@ interface Example<K extends MonitorType> {
   named: string;
 }
 
-/** One row per monitor type (a mapped type: a new type does not compile until it has its row). */
-const EXAMPLES: { readonly [K in MonitorType]: Example<K> } = {
+/** One row per probed monitor type (a mapped type: a new type does not compile until it has its row). */
+const EXAMPLES: { readonly [K in ProbedType]: Example<K> } = {
   https: {
     minimal: { url: 'https://example.com/health' },
     stored: { url: 'https://example.com/health', check_certificate_expiration: false },
@@ -54,13 +57,15 @@ const EXAMPLES: { readonly [K in MonitorType]: Example<K> } = {
 const SettingsDto = typeKeyedSettingsDto('TestSettingsDto');
 
 describe('the monitor type table', () => {
-  it('lists the types in table order', () => {
-    expect(MONITOR_TYPES).toEqual(['https', 'tcp', 'ping', 'dns']);
+  it('lists the types in table order, the probed ones first', () => {
+    expect(MONITOR_TYPES).toEqual(['https', 'tcp', 'ping', 'dns', 'heartbeat']);
+    expect(PROBED_TYPES).toEqual(['https', 'tcp', 'ping', 'dns']);
     expect(MONITOR_TYPES.every(isMonitorType)).toBe(true);
-    expect(['heartbeat', 'toString', '__proto__', 'HTTPS', 1].some(isMonitorType)).toBe(false);
+    expect(MONITOR_TYPES.filter(isProbedType)).toEqual(PROBED_TYPES);
+    expect(['cron', 'toString', '__proto__', 'HTTPS', 1].some(isMonitorType)).toBe(false);
   });
 
-  describe.each(MONITOR_TYPES.map((type) => [type]))('%s', (type) => {
+  describe.each(PROBED_TYPES.map((type) => [type]))('%s', (type) => {
     const example = EXAMPLES[type];
 
     it('stores validated settings in their stored form, which validates again unchanged (the probe wire)', () => {
@@ -75,11 +80,11 @@ describe('the monitor type table', () => {
       expect(split(first.settings)).toEqual(first);
     });
 
-    it.each(MONITOR_TYPES.filter((other) => other !== type).map((other) => [other]))(
+    it.each(PROBED_TYPES.filter((other) => other !== type).map((other) => [other]))(
       'refuses a %s target with the message of its own parser',
       (other) => {
         const wrong = EXAMPLES[other].minimal.url as string;
-        const parsed = MONITOR_TYPE_TABLE[type].parseTarget(wrong);
+        const parsed = PROBED_TYPE_TABLE[type].parseTarget(wrong);
         expect(parsed.ok).toBe(false);
         const { problems } = checkInput(SettingsDto, { [type]: { url: wrong } }, 'settings');
         expect(problems).toEqual([{ field: `settings.${type}.url`, message: parsed.ok ? '' : parsed.problem }]);
@@ -87,7 +92,7 @@ describe('the monitor type table', () => {
     );
 
     it('refuses a url that is not a string, and a missing one', () => {
-      const { dto } = MONITOR_TYPE_TABLE[type];
+      const { dto } = PROBED_TYPE_TABLE[type];
       expect(checkInput(dto, { url: 42 }).problems).toEqual([{ field: 'url', message: 'must be a string' }]);
       expect(checkInput(dto, {}).problems).toEqual([{ field: 'url', message: 'is required' }]);
     });
@@ -97,7 +102,7 @@ describe('the monitor type table', () => {
         const [url, address] = example.literal;
         expect(literalAddressOf(url)).toBe(address);
       } else {
-        expect(MONITOR_TYPE_TABLE[type].parseTarget(example.literal.refused).ok).toBe(false);
+        expect(PROBED_TYPE_TABLE[type].parseTarget(example.literal.refused).ok).toBe(false);
       }
       expect(literalAddressOf(example.named)).toBeNull();
     });
@@ -319,4 +324,66 @@ describe('literalAddressOf', () => {
       expect(literalAddressOf(url)).toBeNull();
     },
   );
+});
+
+describe('heartbeat settings (a passive type: no target, never on the probe wire)', () => {
+  const problemsOf = (input: unknown) => checkInput(SettingsDto, { heartbeat: input }, 'settings').problems;
+
+  it.each([
+    [
+      { period: 60, grace: 60 },
+      { period: 60, grace: 60 },
+    ],
+    [
+      { period: 2_592_000, grace: 86_400 },
+      { period: 2_592_000, grace: 86_400 },
+    ],
+    [
+      { grace: 300, period: 3600 },
+      { period: 3600, grace: 300 },
+    ],
+    // The read-only ping_url of a GET, sent back unchanged, is ignored (the token is the monitor's own).
+    [
+      { period: 60, grace: 60, ping_url: 'https://example.com/ping/abc' },
+      { period: 60, grace: 60 },
+    ],
+  ])('stores %j as %j', (input, stored) => {
+    const { value, problems } = checkInput(SettingsDto, { heartbeat: input });
+    expect(problems).toEqual([]);
+    const split = splitSettings(value!);
+    expect(split).toEqual({ type: 'heartbeat', settings: stored });
+    expect(Object.keys(split.settings)).toEqual(['period', 'grace']);
+  });
+
+  it.each([
+    [{ period: 59, grace: 60 }, 'settings.heartbeat.period', 'must be between 60 and 2592000'],
+    [{ period: 2_592_001, grace: 60 }, 'settings.heartbeat.period', 'must be between 60 and 2592000'],
+    [{ period: 60, grace: 59 }, 'settings.heartbeat.grace', 'must be between 60 and 86400'],
+    [{ period: 60, grace: 86_401 }, 'settings.heartbeat.grace', 'must be between 60 and 86400'],
+    [{ period: 60.5, grace: 60 }, 'settings.heartbeat.period', 'must be an integer'],
+    [{ period: '60', grace: 60 }, 'settings.heartbeat.period', 'must be an integer'],
+    [{ grace: 60 }, 'settings.heartbeat.period', 'is required'],
+    [{ period: 60 }, 'settings.heartbeat.grace', 'is required'],
+    [{ period: 60, grace: 60, url: 'https://example.com' }, 'settings.heartbeat.url', 'is not a known field'],
+    [{ period: 60, grace: 60, ping_url: 7 }, 'settings.heartbeat.ping_url', 'must be a string'],
+  ])('refuses %j (%s %s)', (input, field, message) => {
+    expect(problemsOf(input)).toEqual([{ field, message }]);
+  });
+
+  it('is no probed type: the probe wire refuses it', () => {
+    const monitorId = '0123456789abcdef01234567';
+    const wire = {
+      check_id: `${monitorId}:1700000000000:eu-west-1`,
+      monitor_id: monitorId,
+      region: 'eu-west-1',
+      scheduled_at: 1_700_000_000_000,
+      type: 'heartbeat',
+      settings: { heartbeat: { period: 60, grace: 60 } },
+      timeout_ms: 5000,
+    };
+    const fields = checkInput(WireProbeRequestDto, wire).problems.map((p) => p.field);
+    expect(fields).toEqual(expect.arrayContaining(['type', 'settings.heartbeat']));
+    expect(isProbedType('heartbeat')).toBe(false);
+    expect(Object.keys(MONITOR_TYPE_TABLE.heartbeat)).toEqual(['dto', 'toSettings']);
+  });
 });

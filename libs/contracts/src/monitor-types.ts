@@ -1,11 +1,13 @@
-import type { MonitorTypeDefinition } from './monitor-types/definition.js';
+import type { MonitorTypeDefinition, SettingsTypeDefinition } from './monitor-types/definition.js';
 import { dnsType } from './monitor-types/dns.js';
+import { heartbeatType } from './monitor-types/heartbeat.js';
 import { httpsType } from './monitor-types/https.js';
 import { pingType } from './monitor-types/ping.js';
 import { tcpType } from './monitor-types/tcp.js';
 
 export * from './monitor-types/definition.js';
 export * from './monitor-types/dns.js';
+export * from './monitor-types/heartbeat.js';
 export * from './monitor-types/https.js';
 export * from './monitor-types/ping.js';
 export * from './monitor-types/tcp.js';
@@ -13,18 +15,32 @@ export * from './monitor-types/tcp.js';
 /**
  * The monitor types: one file each under monitor-types/ (settings, DTO, target syntax), one line
  * each here. A monitor's type is the single key of its `settings` object. Everything per type is
- * derived from this table (MonitorType, SettingsByType, the `settings` DTOs of the API and the
- * probe wire, the egress check on save), and libs/probes' ProberTable is a mapped type over
- * MonitorType: a type listed here without a prober does not compile.
+ * derived from these tables (MonitorType, SettingsByType, the `settings` DTOs of the API and the
+ * probe wire, the egress check on save).
+ *
+ * PROBED types are checked by agents from regions: each has a target URL, and libs/probes'
+ * ProberTable is a mapped type over ProbedType (a probed type without a prober does not compile).
+ * PASSIVE types are never probed: the coordinator decides their status itself from what arrives
+ * (heartbeat pings, docs/decisions/0027-heartbeat-monitors.md); the probe wire does not carry them.
  */
-const DEFINITIONS = {
+const PROBED = {
   https: httpsType,
   tcp: tcpType,
   ping: pingType,
   dns: dnsType,
 };
 
-export type MonitorType = keyof typeof DEFINITIONS;
+const PASSIVE = {
+  heartbeat: heartbeatType,
+};
+
+/** A type agents probe from regions. */
+export type ProbedType = keyof typeof PROBED;
+/** A type the coordinator watches without agents. */
+export type PassiveType = keyof typeof PASSIVE;
+export type MonitorType = ProbedType | PassiveType;
+
+const DEFINITIONS = { ...PROBED, ...PASSIVE };
 
 type Definition<K extends MonitorType> = (typeof DEFINITIONS)[K];
 
@@ -32,21 +48,36 @@ type Definition<K extends MonitorType> = (typeof DEFINITIONS)[K];
 export type SettingsByType = { [K in MonitorType]: ReturnType<Definition<K>['toSettings']> };
 /** The DTO of `settings.<type>` per monitor type. */
 export type SettingsDtoByType = { [K in MonitorType]: InstanceType<Definition<K>['dto']> };
-/** What each type's target parser reads a target URL into. */
-type TargetByType = { [K in MonitorType]: Parameters<Definition<K>['literalAddress']>[0] };
+/** What each probed type's target parser reads a target URL into. */
+type TargetByType = { [K in ProbedType]: Parameters<(typeof PROBED)[K]['literalAddress']>[0] };
 
 export type MonitorSettings = SettingsByType[MonitorType];
+/** Stored settings of a probed type (all have a target `url`). */
+export type ProbedSettings = SettingsByType[ProbedType];
 
-/** The table, typed per key so that `MONITOR_TYPE_TABLE[type]` keeps its type's settings, DTO and target. */
+/** Every type's settings, typed per key so that `MONITOR_TYPE_TABLE[type]` keeps its type's settings and DTO. */
 export const MONITOR_TYPE_TABLE: {
-  readonly [K in MonitorType]: MonitorTypeDefinition<SettingsByType[K], SettingsDtoByType[K], TargetByType[K]>;
+  readonly [K in MonitorType]: SettingsTypeDefinition<SettingsByType[K], SettingsDtoByType[K]>;
 } = DEFINITIONS;
+
+/** The probed types' full definitions (target parser and literal address too). */
+export const PROBED_TYPE_TABLE: {
+  readonly [K in ProbedType]: MonitorTypeDefinition<SettingsByType[K], SettingsDtoByType[K], TargetByType[K]>;
+} = PROBED;
 
 /** The types in table order (the order of every message and document that lists them). */
 export const MONITOR_TYPES = Object.keys(MONITOR_TYPE_TABLE) as readonly MonitorType[];
 
+/** The probed types in table order (the probe wire's `type`). */
+export const PROBED_TYPES = Object.keys(PROBED_TYPE_TABLE) as readonly ProbedType[];
+
 export function isMonitorType(value: unknown): value is MonitorType {
   return typeof value === 'string' && Object.hasOwn(MONITOR_TYPE_TABLE, value);
+}
+
+/** Whether agents probe monitors of `type` (false for passive types such as heartbeat). */
+export function isProbedType(type: MonitorType): type is ProbedType {
+  return Object.hasOwn(PROBED_TYPE_TABLE, type);
 }
 
 /**
@@ -55,7 +86,7 @@ export function isMonitorType(value: unknown): value is MonitorType {
  * judges literals when a monitor or contact is saved; names only at connect time.
  */
 export function literalAddressOf(url: string): string | null {
-  for (const type of MONITOR_TYPES) {
+  for (const type of PROBED_TYPES) {
     const address = literalAddressAs(type, url);
     if (address !== undefined) return address;
   }
@@ -63,8 +94,8 @@ export function literalAddressOf(url: string): string | null {
 }
 
 /** The literal address of `url` read as a target of `type`; undefined when it is not one. */
-function literalAddressAs<K extends MonitorType>(type: K, url: string): string | null | undefined {
-  const definition = MONITOR_TYPE_TABLE[type];
+function literalAddressAs<K extends ProbedType>(type: K, url: string): string | null | undefined {
+  const definition = PROBED_TYPE_TABLE[type];
   const target = definition.parseTarget(url);
   return target.ok ? definition.literalAddress(target.value) : undefined;
 }

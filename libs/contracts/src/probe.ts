@@ -2,8 +2,8 @@ import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
 import { Field, integer, isPlainObject, oneOf, text, type Checker } from '#validation';
 import { typeKeyedSettingsDto, type TypeKeyedSettingsDto } from './monitor-settings.js';
-import { MONITOR_TYPES, type MonitorType, type SettingsByType } from './monitor-types.js';
-import { REGION_IDS, type RegionId } from './regions.js';
+import { PROBED_TYPES, type ProbedType, type SettingsByType } from './monitor-types.js';
+import { REGION_IDS, type RegionId, type ResultRegion } from './regions.js';
 
 /**
  * The probe wire (coordinator ⇄ agent). Both sides validate every message with these DTOs
@@ -50,7 +50,7 @@ export interface ProbeTimings {
   total_ms: number;
 }
 
-export interface ProbeRequest<T extends MonitorType = MonitorType> {
+export interface ProbeRequest<T extends ProbedType = ProbedType> {
   /** Deterministic `<monitor_id>:<scheduled_at>:<region>`: the result's unique key. */
   check_id: string;
   monitor_id: string;
@@ -65,7 +65,8 @@ export interface ProbeRequest<T extends MonitorType = MonitorType> {
 export interface ProbeResult {
   check_id: string;
   monitor_id: string;
-  region: RegionId;
+  /** The region checked from; HEARTBEAT_REGION for a result the coordinator recorded itself. */
+  region: ResultRegion;
   scheduled_at: number;
   status: CheckStatus;
   /** Set when status is not up. */
@@ -85,7 +86,7 @@ export interface ProbeResult {
   started_at: number;
 }
 
-export function checkIdOf(monitorId: string, scheduledAt: number, region: RegionId): string {
+export function checkIdOf(monitorId: string, scheduledAt: number, region: ResultRegion): string {
   return `${monitorId}:${scheduledAt}:${region}`;
 }
 
@@ -134,8 +135,8 @@ export class ProbeTimingsDto implements ProbeTimings {
 }
 
 /** `settings` of a probe request: the stored settings of `type`, validated by that type's DTO. */
-export const ProbeSettingsDto = typeKeyedSettingsDto('ProbeSettingsDto');
-export type ProbeSettingsDto = TypeKeyedSettingsDto;
+export const ProbeSettingsDto = typeKeyedSettingsDto('ProbeSettingsDto', PROBED_TYPES);
+export type ProbeSettingsDto = TypeKeyedSettingsDto<ProbedType>;
 
 /**
  * The probe request as it travels: settings wrapped in their type key, so the receiving side
@@ -146,7 +147,7 @@ export class WireProbeRequestDto {
   @Field(objectId) monitor_id!: string;
   @Field(oneOf(REGION_IDS)) region!: RegionId;
   @Field(epochMs) scheduled_at!: number;
-  @Field(oneOf(MONITOR_TYPES)) type!: MonitorType;
+  @Field(oneOf(PROBED_TYPES)) type!: ProbedType;
   @Field((v) => (isPlainObject(v) && Object.keys(v).length === 1 ? null : 'must have exactly one type key'))
   @ValidateNested()
   @Type(() => ProbeSettingsDto)

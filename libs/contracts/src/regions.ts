@@ -19,6 +19,20 @@ export const REGION_IDS = [
 
 export type RegionId = (typeof REGION_IDS)[number];
 
+/**
+ * Where the results of passive monitors come from: a heartbeat's pings, /fail reports and missed
+ * deadlines are recorded by the coordinator, not checked from a region
+ * (docs/decisions/0027-heartbeat-monitors.md). A pseudo-region in the check history only; never
+ * a value of a monitor's `regions`.
+ */
+export const HEARTBEAT_REGION = 'heartbeat';
+
+/** Where a recorded check result came from: a region, or HEARTBEAT_REGION. */
+export type ResultRegion = RegionId | typeof HEARTBEAT_REGION;
+
+/** Every value a result's `region` may have, regions first. */
+export const RESULT_REGIONS: readonly ResultRegion[] = [...REGION_IDS, HEARTBEAT_REGION];
+
 export type Continent = 'North America' | 'Europe' | 'Asia' | 'Oceania' | 'South America' | 'Africa';
 
 export interface Region {

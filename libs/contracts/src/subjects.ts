@@ -14,6 +14,8 @@ export interface Subjects {
   heartbeat: string;
   /** Coordinator replicas tell each other of committed monitor changes (create, update, delete). */
   monitorChanged: string;
+  /** A replica that took a heartbeat monitor's ping tells the replica that evaluates it. */
+  heartbeatPing: string;
   /** Coordinator replicas tell each other of status changes they recorded (live dashboards). */
   statusChanged: string;
 }
@@ -28,6 +30,7 @@ export function subjectsFor(prefix: string = DEFAULT_SUBJECT_PREFIX): Subjects {
     probe: (region) => `${prefix}.probe.${region}`,
     heartbeat: `${prefix}.agents.heartbeat`,
     monitorChanged: `${prefix}.coordinators.monitor-changed`,
+    heartbeatPing: `${prefix}.coordinators.heartbeat-ping`,
     statusChanged: `${prefix}.coordinators.status-changed`,
   };
 }

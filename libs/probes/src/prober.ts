@@ -1,4 +1,4 @@
-import type { CheckStatus, FailurePhase, MonitorType, ProbeTimings, SettingsByType } from '#contracts';
+import type { CheckStatus, FailurePhase, ProbedType, ProbeTimings, SettingsByType } from '#contracts';
 
 /** What a prober found: a verdict on the target, or UNKNOWN when it could not tell. */
 export interface ProbeOutcome {
@@ -29,13 +29,16 @@ export interface ProbeContext {
  * One signature for every monitor type. A prober never throws for a failing target: a
  * failing target is an outcome. A throw is a bug in Picket and becomes UNKNOWN/internal.
  */
-export type Prober<T extends MonitorType> = (
+export type Prober<T extends ProbedType> = (
   settings: SettingsByType[T],
   context: ProbeContext,
 ) => Promise<ProbeOutcome>;
 
-/** The compiler-checked table: a new monitor type does not build until it has a prober. */
-export type ProberTable = { readonly [K in MonitorType]: Prober<K> };
+/**
+ * The compiler-checked table: a new probed monitor type does not build until it has a prober
+ * (passive types such as heartbeat are never probed: docs/decisions/0027-heartbeat-monitors.md).
+ */
+export type ProberTable = { readonly [K in ProbedType]: Prober<K> };
 
 /** The abort reason when a check's own deadline passes (as opposed to shutdown). */
 export class ProbeDeadline extends Error {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { MONITOR_TYPES } from '#contracts';
+import { PROBED_TYPES } from '#contracts';
 import { IcmpPinger } from './icmp-pinger.js';
 import type { ProberTable } from './prober.js';
 import { createProberTable } from './probers.js';
 
 describe('the prober table', () => {
-  it('has one prober per monitor type of the contracts, and nothing else', () => {
+  it('has one prober per probed monitor type of the contracts, and nothing else', () => {
     const table = createProberTable({ pinger: IcmpPinger.unavailable('not needed') });
-    expect(Object.keys(table).sort()).toEqual([...MONITOR_TYPES].sort());
-    for (const type of MONITOR_TYPES) expect(typeof table[type]).toBe('function');
+    expect(Object.keys(table).sort()).toEqual([...PROBED_TYPES].sort());
+    for (const type of PROBED_TYPES) expect(typeof table[type]).toBe('function');
   });
 
   it('does not compile without a prober for every type, or with one for a type the contracts lack', () => {

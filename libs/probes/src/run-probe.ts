@@ -1,7 +1,7 @@
 import {
   isDecided,
   MAX_ERROR_LENGTH,
-  type MonitorType,
+  type ProbedType,
   type ProbeRequest,
   type ProbeResult,
   type SettingsByType,
@@ -30,7 +30,7 @@ export async function runProbe(table: ProberTable, request: ProbeRequest, option
   let outcome: ProbeOutcome;
   try {
     const prober = table[request.type] as (
-      s: SettingsByType[MonitorType],
+      s: SettingsByType[ProbedType],
       c: { signal: AbortSignal; timeoutMs: number },
     ) => Promise<ProbeOutcome>;
     outcome = await prober(request.settings, { signal, timeoutMs: request.timeout_ms });

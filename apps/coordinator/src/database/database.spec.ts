@@ -194,6 +194,38 @@ describe.each(testDatabases())('storage on $name', (kind) => {
     expect(await settings('f')).toEqual(MONITOR.settings);
   });
 
+  it('widening monitor_type for heartbeats keeps every monitor and what hangs off it (no cascade)', async () => {
+    const ds = await connect();
+    await migrate(ds);
+    await insertAccount(ds.manager);
+    const undone = MIGRATIONS.slice(MIGRATIONS.indexOf('HeartbeatMonitors1765800000000'));
+    for (let i = 0; i < undone.length; i++) await ds.undoLastMigration();
+    await ds.query(
+      `INSERT INTO "monitors" ("id", "account_id", "name", "active", "check_interval", "timeout", "fail_threshold", "regions", "monitor_type", "settings", "last_status", "last_status_change", "created_at", "updated_at", "last_checked_at") ` +
+        `VALUES ('${'b'.repeat(24)}', '${'a'.repeat(24)}', 'm', true, 300, 30, 2, '["eu-west-1"]', 'tcp', '{"url":"tcp://db:5432"}', 'up', ${T}, ${T}, ${T}, ${T + 5})`,
+    );
+    await ds.query(
+      `INSERT INTO "check_results" ("id", "monitor_id", "check_id", "region", "status", "timings", "agent_id", "scheduled_at", "checked_at") ` +
+        `VALUES ('${'1'.repeat(24)}', '${'b'.repeat(24)}', 'k', 'eu-west-1', 'up', '{}', 'agent', 1, ${T + 5})`,
+    );
+    expect(await migrate(ds)).toEqual(undone);
+    const monitor = await ds.manager.findOneByOrFail(MonitorEntity, { id: 'b'.repeat(24) });
+    expect([monitor.monitorType, monitor.lastCheckedAt, monitor.heartbeatToken]).toEqual(['tcp', T + 5, null]);
+    expect(await ds.query(`SELECT "id" FROM "check_results"`)).toHaveLength(1);
+    // A heartbeat (nine characters) fits, and a token is unique.
+    const heartbeat = { ...MONITOR, accountId: 'a'.repeat(24), monitorType: 'heartbeat' as const, regions: [] };
+    const settings = { period: 60, grace: 60 };
+    await ds.manager.insert(MonitorEntity, {
+      ...heartbeat,
+      settings,
+      id: 'c'.repeat(24),
+      heartbeatToken: 'T'.repeat(32),
+    });
+    await expect(
+      ds.manager.insert(MonitorEntity, { ...heartbeat, settings, id: 'd'.repeat(24), heartbeatToken: 'T'.repeat(32) }),
+    ).rejects.toThrow();
+  });
+
   it('deleting a contact or an account cascades; bigint seconds come back as numbers', async () => {
     const ds = await connect();
     await migrate(ds);

@@ -59,14 +59,24 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
     });
   }
   return retryWhileBusy(async () => {
-    await dataSource.query('BEGIN IMMEDIATE');
+    // Foreign keys off for the migrations (SQLite's procedure for rebuilding a table others
+    // reference: dropping it must not cascade) and checked before the commit. The pragma is a
+    // no-op inside a transaction, so it is set before BEGIN (one connection: better-sqlite3).
+    await dataSource.query('PRAGMA foreign_keys = OFF');
     try {
-      const applied = await dataSource.runMigrations({ transaction: 'none' });
-      await dataSource.query('COMMIT');
-      return applied.map((m) => m.name);
-    } catch (error) {
-      await dataSource.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      await dataSource.query('BEGIN IMMEDIATE');
+      try {
+        const applied = await dataSource.runMigrations({ transaction: 'none' });
+        const broken = await dataSource.query<unknown[]>('PRAGMA foreign_key_check');
+        if (broken.length > 0) throw new Error(`migrations left ${broken.length} broken foreign keys`);
+        await dataSource.query('COMMIT');
+        return applied.map((m) => m.name);
+      } catch (error) {
+        await dataSource.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      await dataSource.query('PRAGMA foreign_keys = ON');
     }
   });
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ProbeResult, RegionId } from '#contracts';
+import type { ProbeResult, ResultRegion } from '#contracts';
 import type { RegionEvidence } from '../incidents/incident.entity.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
 
@@ -10,7 +10,7 @@ import { MonitorRoster } from '../scheduling/monitor-roster.js';
  */
 @Injectable()
 export class Evidence {
-  private readonly latest = new Map<string, Map<RegionId, ProbeResult>>();
+  private readonly latest = new Map<string, Map<ResultRegion, ProbeResult>>();
 
   constructor(roster: MonitorRoster) {
     roster.onChange((change) => {
@@ -19,18 +19,18 @@ export class Evidence {
   }
 
   record(result: ProbeResult): void {
-    const byRegion = this.latest.get(result.monitor_id) ?? new Map<RegionId, ProbeResult>();
+    const byRegion = this.latest.get(result.monitor_id) ?? new Map<ResultRegion, ProbeResult>();
     byRegion.set(result.region, result);
     this.latest.set(result.monitor_id, byRegion);
   }
 
   /** The error of the monitor's latest result from `region` (a down incident's reason). */
-  errorOf(monitorId: string, region: RegionId): string | null {
+  errorOf(monitorId: string, region: ResultRegion): string | null {
     return this.latest.get(monitorId)?.get(region)?.error ?? null;
   }
 
   /** The monitor's latest result per region, as an incident stores it. */
-  of(monitorId: string): Partial<Record<RegionId, RegionEvidence>> {
+  of(monitorId: string): Partial<Record<ResultRegion, RegionEvidence>> {
     const byRegion = this.latest.get(monitorId);
     if (!byRegion) return {};
     return Object.fromEntries(

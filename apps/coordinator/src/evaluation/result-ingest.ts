@@ -33,13 +33,29 @@ export class ResultIngest {
     private readonly maintenance: MaintenanceCalendar,
   ) {}
 
-  /** `result` of the check `due` of `monitor` (as it was when the check was sent). */
-  async accept(monitor: MonitorEntity, due: DueCheck, result: ProbeResult): Promise<void> {
+  /**
+   * `result` of the check `due` of `monitor` (as it was when the check was sent). A heartbeat's
+   * pings and missed deadlines come here too, with rotation position 0 (heartbeats/).
+   */
+  async accept(monitor: MonitorEntity, due: Pick<DueCheck, 'regionIndex'>, result: ProbeResult): Promise<void> {
     this.metrics.recordResult(result, monitor.monitorType);
     const now = Math.floor(this.clock.now() / 1000);
     const cover = this.maintenance.coverOf(monitor.accountId, monitor.id, now);
     this.results.add(result, now, cover !== null);
     // Stored above either way; only the partition's owner evaluates.
+    await this.acceptEvaluated(monitor, due, result, cover);
+  }
+
+  /**
+   * The owner's part of `accept` for a result another replica already stored (a heartbeat ping
+   * taken elsewhere, heartbeats/heartbeat-pings.ts): evidence, last check, evaluation.
+   */
+  async acceptEvaluated(
+    monitor: MonitorEntity,
+    due: Pick<DueCheck, 'regionIndex'>,
+    result: ProbeResult,
+    cover = this.maintenance.coverOf(monitor.accountId, monitor.id, Math.floor(this.clock.now() / 1000)),
+  ): Promise<void> {
     if (!this.roster.owns(monitor.id)) return;
     this.evidence.record(result);
     this.metrics.recordMonitorResult(result);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { isDecided, type ProbeResult } from '#contracts';
+import { isDecided, isProbedType, type ProbeResult } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
 import type { Cover } from '../maintenance/maintenance-calendar.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
@@ -86,7 +86,9 @@ export class StatusEvaluation implements OnModuleDestroy {
         region: result.region,
         regionIndex,
       },
-      monitor.failThreshold,
+      // A heartbeat's DOWN (a reported failure, a missed deadline) is already confirmed: down at once
+      // (docs/decisions/0027-heartbeat-monitors.md); fail_threshold is for probes.
+      isProbedType(monitor.monitorType) ? monitor.failThreshold : 1,
     );
     if (!submitted.applied && submitted.reason === 'out_of_order' && isDecided(result.status)) {
       this.metrics.recordLate(result.region, result.status);

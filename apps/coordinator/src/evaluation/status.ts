@@ -1,4 +1,4 @@
-import { isDecided, type CheckStatus, type RegionId } from '#contracts';
+import { isDecided, type CheckStatus, type ResultRegion } from '#contracts';
 
 /**
  * How results decide a monitor's status (docs/decisions/0005-checks-and-status.md), as one pure
@@ -35,7 +35,7 @@ export interface CheckOutcome {
   readonly scheduledAt: number;
   /** When the coordinator received the result (ms since the epoch). Status changes are dated by it. */
   readonly checkedAt: number;
-  readonly region: RegionId;
+  readonly region: ResultRegion;
 }
 
 /** The monitor's status changed. */
@@ -46,7 +46,7 @@ export interface StatusChangedEvent {
   /** Unix seconds: the deciding check's checkedAt. */
   readonly at: number;
   /** The deciding check. */
-  readonly region: RegionId;
+  readonly region: ResultRegion;
   readonly scheduledAt: number;
 }
 

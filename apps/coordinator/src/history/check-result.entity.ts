@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import type { CheckStatus, FailurePhase, ProbeTimings, RegionId } from '#contracts';
+import type { CheckStatus, FailurePhase, ProbeTimings, ResultRegion } from '#contracts';
 import { bigintNumber, epochSeconds, jsonText } from '../database/columns.js';
 import { MonitorEntity } from '../monitors/monitor.entity.js';
 
@@ -27,8 +27,9 @@ export class CheckResultEntity {
   @Column({ name: 'check_id', type: 'varchar', length: 80 })
   checkId!: string;
 
+  /** The region checked from, or HEARTBEAT_REGION (docs/decisions/0027-heartbeat-monitors.md). */
   @Column({ type: 'varchar', length: 32 })
-  region!: RegionId;
+  region!: ResultRegion;
 
   @Column({ type: 'varchar', length: 8 })
   status!: CheckStatus;
@@ -84,7 +85,7 @@ export class CheckRollupEntity {
   day!: number;
 
   @PrimaryColumn({ type: 'varchar', length: 32, primaryKeyConstraintName: 'pk_check_rollups' })
-  region!: RegionId;
+  region!: ResultRegion;
 
   @ManyToOne(() => MonitorEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'monitor_id', foreignKeyConstraintName: 'fk_check_rollups_monitor' })

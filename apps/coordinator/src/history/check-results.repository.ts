@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
-import { isDecided, UNDECIDED_STATUSES, type RegionId } from '#contracts';
+import { isDecided, UNDECIDED_STATUSES, type ResultRegion } from '#contracts';
 import { pageOffset, type PageRequest } from '../common/pagination.js';
 import { Database } from '../database/database.js';
 import { MonitorEntity } from '../monitors/monitor.entity.js';
@@ -20,12 +20,12 @@ export type NewCheckResult = Omit<CheckResultEntity, 'monitor'>;
 
 export interface CheckListQuery {
   monitorId: string;
-  region?: RegionId;
+  region?: ResultRegion;
   order: 'asc' | 'desc';
   page: PageRequest;
 }
 
-export type RegionFigures = Figures & { region: RegionId };
+export type RegionFigures = Figures & { region: ResultRegion };
 
 /**
  * Results taken in maintenance count in no figure (docs/decisions/0026-maintenance-windows.md);
@@ -88,7 +88,7 @@ const columnList = (columns: readonly ColumnOf<never>[], alias?: string) =>
 interface StoredRollupRow {
   monitor_id: string;
   day: string | number;
-  region: RegionId;
+  region: ResultRegion;
   checks: string | number;
   failures: string | number;
   unknowns: string | number;
@@ -111,7 +111,7 @@ const ROLLUP_LOCK_CLASS = 7_460_118;
 
 interface Key {
   monitorId: string;
-  region: RegionId;
+  region: ResultRegion;
 }
 
 /** What one batch adds to one roll-up. */
@@ -139,7 +139,7 @@ function groupByDay(deltas: readonly RollupDelta[]): Map<number, Key[]> {
 
 interface AggregateRow {
   monitor_id?: string;
-  region?: RegionId;
+  region?: ResultRegion;
   checks: string | number;
   failures: string | number | null;
   unknowns: string | number | null;
@@ -149,7 +149,7 @@ interface AggregateRow {
 
 interface RankedRow {
   monitor_id?: string;
-  region?: RegionId;
+  region?: ResultRegion;
   response_time_ms: string | number;
 }
 
@@ -442,7 +442,7 @@ export class CheckResultsRepository {
         return {
           monitorId: row.monitor_id ?? '',
           day,
-          region: row.region as RegionId,
+          region: row.region as ResultRegion,
           checks: figures.checks,
           failures: figures.failures,
           unknowns: figures.unknowns,
@@ -540,7 +540,7 @@ export class CheckResultsRepository {
       this.p95By(m, scope(), []),
     ]);
     const regions = rows.map((row) => ({
-      region: row.region as RegionId,
+      region: row.region as ResultRegion,
       ...figuresOf(row, p95s.get(row.region ?? '') ?? null),
     }));
     const overallRow = overallRows[0];

@@ -25,7 +25,7 @@ export class HistoryController {
       ...pageQuery(DEFAULT_CHECKS_PER_PAGE, 'By check time: `desc` is newest first.'),
       region: {
         description:
-          'Only results from this region (any known region; one the monitor does not use gives an empty page).',
+          'Only results from this region (any known region, or `heartbeat` for a heartbeat monitor; one the monitor does not use gives an empty page).',
       },
     },
     success: { description: 'A page of check results.', schema: 'CheckListResponse' },

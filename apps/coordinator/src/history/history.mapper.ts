@@ -1,4 +1,4 @@
-import type { CheckStatus, FailurePhase, RegionId } from '#contracts';
+import type { CheckStatus, FailurePhase, ResultRegion } from '#contracts';
 import type { CheckResultEntity } from './check-result.entity.js';
 
 /** Phase timings of a check; a phase the check did not go through (no TLS over TCP, …) is null. */
@@ -13,7 +13,7 @@ export interface CheckTimingsJson {
 /** One check result as the API returns it (never an upstream body). */
 export interface CheckJson {
   id: string;
-  region: RegionId;
+  region: ResultRegion;
   status: CheckStatus;
   response_time_ms: number | null;
   timings: CheckTimingsJson;

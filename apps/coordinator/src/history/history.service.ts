@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { RegionId } from '#contracts';
+import type { ResultRegion } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
 import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
 import { notFound } from '../errors.js';
@@ -54,7 +54,7 @@ export class HistoryService {
     const period = query.period ?? '24h';
     const window = periodWindow(period, Math.floor(this.clock.now() / 1000));
     let overall: Figures;
-    const byRegion = new Map<RegionId, Figures>();
+    const byRegion = new Map<ResultRegion, Figures>();
     if (window.source === 'raw') {
       const raw = await this.results.rawFigures(monitorId, window.from, window.to);
       overall = raw.overall;
@@ -62,7 +62,7 @@ export class HistoryService {
     } else {
       const rollups = await this.results.rollups(monitorId, window.fromDay, window.toDay);
       overall = combine(rollups);
-      const parts = new Map<RegionId, Figures[]>();
+      const parts = new Map<ResultRegion, Figures[]>();
       for (const rollup of rollups) parts.set(rollup.region, [...(parts.get(rollup.region) ?? []), rollup]);
       for (const [region, list] of parts) byRegion.set(region, combine(list));
     }
@@ -79,7 +79,7 @@ export class HistoryService {
   }
 
   /** The monitor's regions; MONITOR_NOT_FOUND when it is not the account's. */
-  private async monitorRegions(accountId: string, monitorId: string): Promise<RegionId[]> {
+  private async monitorRegions(accountId: string, monitorId: string): Promise<ResultRegion[]> {
     const record = await this.monitors.findOne(accountId, monitorId);
     if (!record) throw notFound.monitor();
     return record.monitor.regions;

@@ -2,7 +2,7 @@
  * The arithmetic of check statistics, free of storage: periods, nearest-rank percentiles,
  * combining per-day roll-ups, and the figures the API answers with.
  */
-import type { RegionId } from '#contracts';
+import type { ResultRegion } from '#contracts';
 import { histogramFromText, histogramP95, histogramToText, mergeHistograms, type Histogram } from './histogram.js';
 
 export const SECONDS_PER_DAY = 86_400;
@@ -135,7 +135,7 @@ export interface StatsFiguresJson {
 }
 
 export interface RegionStatsJson extends StatsFiguresJson {
-  region: RegionId;
+  region: ResultRegion;
 }
 
 export interface MonitorStatsJson {
@@ -169,8 +169,11 @@ export function toStatsFiguresJson(figures: Figures): StatsFiguresJson {
  * (with empty figures when they have no results), then any other region with results in the
  * period (a region since removed from the monitor), alphabetically.
  */
-export function regionOrder(monitorRegions: readonly RegionId[], withResults: Iterable<RegionId>): RegionId[] {
-  const listed = new Set<RegionId>(monitorRegions);
+export function regionOrder(
+  monitorRegions: readonly ResultRegion[],
+  withResults: Iterable<ResultRegion>,
+): ResultRegion[] {
+  const listed = new Set<ResultRegion>(monitorRegions);
   const others = [...new Set(withResults)].filter((region) => !listed.has(region)).sort();
   return [...monitorRegions, ...others];
 }

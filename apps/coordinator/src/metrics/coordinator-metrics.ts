@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { REGION_IDS, type MonitorType, type ProbeResult, type RegionId } from '#contracts';
+import { REGION_IDS, type MonitorType, type ProbeResult, type RegionId, type ResultRegion } from '#contracts';
 import {
   counter,
   latencyHistogram,
@@ -101,7 +101,7 @@ export class CoordinatorMetrics {
   }
 
   /** A decided result that arrived after a newer check of its monitor had been applied. */
-  recordLate(region: RegionId, status: 'up' | 'down'): void {
+  recordLate(region: ResultRegion, status: 'up' | 'down'): void {
     this.lateResults.inc({ region, status });
   }
 

@@ -4,6 +4,7 @@ import { createRegistry, ManualClock } from '#runtime';
 import { probeResult } from '../../../../test/support/check-results.js';
 import { monitorEntity, rosterWith } from '../../../../test/support/check-path-fakes.js';
 import { partitionOf } from '../cluster/partitions.js';
+import { heartbeatResult } from '../heartbeats/heartbeat.js';
 import { loadCoordinatorConfig } from '../config.js';
 import { CoordinatorMetrics } from './coordinator-metrics.js';
 import { MONITOR_STATUS_VALUES, MonitorSeries, MonitorSeriesStore } from './monitor-series.js';
@@ -48,6 +49,22 @@ describe('MonitorSeriesStore', () => {
       `success{monitor_id=${A},type=https,region=eu-west-1} 1`,
       `success{monitor_id=${A},type=https,region=us-east-1} 0`,
     ]);
+  });
+
+  it('shows a heartbeat monitor under its one pseudo-region, heartbeat', () => {
+    const store = new MonitorSeriesStore();
+    const settings = { period: 60, grace: 60 };
+    store.track(
+      monitorEntity(A, { monitorType: 'heartbeat', settings, regions: [], lastStatus: 'up', lastCheckedAt: 1 }),
+    );
+    store.record(heartbeatResult(A, { kind: 'ping' }, NOW_S * 1000));
+    expect(lines(store)).toEqual([
+      `duration{monitor_id=${A},type=heartbeat,region=heartbeat} 0`,
+      `status{monitor_id=${A},type=heartbeat} 1`,
+      `success{monitor_id=${A},type=heartbeat,region=heartbeat} 1`,
+    ]);
+    store.record(heartbeatResult(A, { kind: 'missed', silentFor: 120 }, NOW_S * 1000 + 1));
+    expect(lines(store)).toContain(`success{monitor_id=${A},type=heartbeat,region=heartbeat} 0`);
   });
 
   it.each([['unknown'], ['blocked']] as const)(

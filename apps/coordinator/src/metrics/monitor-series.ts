@@ -1,6 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Gauge, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import { isDecided, type MonitorSettings, type MonitorType, type ProbeResult, type RegionId } from '#contracts';
+import {
+  HEARTBEAT_REGION,
+  isDecided,
+  isProbedType,
+  type MonitorSettings,
+  type MonitorType,
+  type ProbeResult,
+  type ResultRegion,
+} from '#contracts';
 import { CLOCK, METRICS, type Clock, type Registry } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import { METRICS_REGISTRY } from '../core.module.js';
@@ -37,7 +45,8 @@ export type SeriesMonitor = Pick<
 interface Entry {
   monitor: SeriesMonitor;
   type: MonitorType;
-  regions: readonly RegionId[];
+  /** The monitor's regions; for a heartbeat, HEARTBEAT_REGION (docs/decisions/0027-heartbeat-monitors.md). */
+  regions: readonly ResultRegion[];
   /** Per region (the index in `regions`): 1 up, 0 down, NaN when the latest result decided nothing (or none yet). */
   success: Float64Array;
   /** Per region: seconds of the latest UP or DOWN check, NaN as above. */
@@ -50,11 +59,16 @@ interface Entry {
 /** A sample as prom-client formats it. */
 type Sample<L extends string> = MetricValue<L>;
 
+/** Where a monitor's results come from: its regions, or for a heartbeat the one pseudo-region. */
+function regionsOf(monitor: SeriesMonitor): ResultRegion[] {
+  return isProbedType(monitor.monitorType) ? [...monitor.regions] : [HEARTBEAT_REGION];
+}
+
 function checksCertificate(settings: MonitorSettings): boolean {
   return 'check_certificate_expiration' in settings && settings.check_certificate_expiration === true;
 }
 
-function sameRegions(a: readonly RegionId[], b: readonly RegionId[]): boolean {
+function sameRegions(a: readonly ResultRegion[], b: readonly ResultRegion[]): boolean {
   return a.length === b.length && a.every((region, i) => region === b[i]);
 }
 
@@ -81,13 +95,13 @@ export class MonitorSeriesStore {
     }
     const old = this.entries.get(monitor.id);
     const certs = checksCertificate(monitor.settings);
-    if (old && old.type === monitor.monitorType && sameRegions(old.regions, monitor.regions)) {
+    const regions = regionsOf(monitor);
+    if (old && old.type === monitor.monitorType && sameRegions(old.regions, regions)) {
       old.monitor = monitor;
       old.checksCertificate = certs;
       if (!certs) old.certNotAfter = NaN;
       return;
     }
-    const regions = [...monitor.regions];
     const entry: Entry = {
       monitor,
       type: monitor.monitorType,

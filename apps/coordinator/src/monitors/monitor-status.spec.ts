@@ -30,14 +30,36 @@ describe('effective status', () => {
       lastCheckedAt: checked === null ? null : CREATED + checked,
       createdAt: CREATED,
       checkInterval: INTERVAL,
+      monitorType: 'https' as const,
     };
     expect(effectiveStatus(input, CREATED + now)).toBe(expected);
   });
 
   it('scales with the check interval', () => {
-    const monitor = { lastStatus: 'up' as const, lastCheckedAt: CREATED, createdAt: CREATED, checkInterval: 600 };
+    const monitor = {
+      lastStatus: 'up' as const,
+      lastCheckedAt: CREATED,
+      createdAt: CREATED,
+      checkInterval: 600,
+      monitorType: 'tcp' as const,
+    };
     expect(effectiveStatus(monitor, CREATED + 1_800)).toBe('up');
     expect(effectiveStatus(monitor, CREATED + 1_801)).toBe('unknown');
     expect(effectiveStatus({ ...monitor, checkInterval: 10 }, CREATED + 31)).toBe('unknown');
+  });
+
+  it.each<[LastStatus, number | null]>([
+    ['pending', null],
+    ['up', 500],
+    ['down', 500],
+  ])('a heartbeat is never unknown (stored %s, a year without a result)', (lastStatus, checked) => {
+    const heartbeat = {
+      lastStatus,
+      lastCheckedAt: checked === null ? null : CREATED + checked,
+      createdAt: CREATED,
+      checkInterval: INTERVAL,
+      monitorType: 'heartbeat' as const,
+    };
+    expect(effectiveStatus(heartbeat, CREATED + 365 * 86_400)).toBe(lastStatus);
   });
 });

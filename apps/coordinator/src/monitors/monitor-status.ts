@@ -3,6 +3,7 @@
  * show it. Pure: the stored `last_status` (the evaluator's) plus how long Picket has gone
  * without a decided result (docs/decisions/0001-truth-when-blind.md).
  */
+import { isProbedType, type MonitorType } from '#contracts';
 import type { LastStatus } from './monitor.entity.js';
 
 /** The stored status, or `unknown` when Picket has not seen the monitor for too long. */
@@ -23,6 +24,8 @@ export interface MonitorStatusInput {
   createdAt: number;
   /** Seconds between checks from each region. */
   checkInterval: number;
+  /** A passive type (heartbeat) is never `unknown`: see effectiveStatus. */
+  monitorType: MonitorType;
 }
 
 /**
@@ -30,11 +33,15 @@ export interface MonitorStatusInput {
  * the newest decided result (or since creation without one); otherwise the stored status. An
  * overlay only: nothing is stored, no incident opens, nobody is notified, and the stored status
  * shows again as soon as a decided result arrives. Paused monitors get it too (their checks run).
+ * Only probed types: a heartbeat is never `unknown`.
  */
 export function effectiveStatus(
-  { lastStatus, lastCheckedAt, createdAt, checkInterval }: MonitorStatusInput,
+  { lastStatus, lastCheckedAt, createdAt, checkInterval, monitorType }: MonitorStatusInput,
   nowSeconds: number,
 ): EffectiveStatus {
+  // A heartbeat needs no agent: the coordinator itself decides it (a missed deadline is DOWN), so
+  // lack of agents never blinds it (docs/decisions/0027-heartbeat-monitors.md).
+  if (!isProbedType(monitorType)) return lastStatus;
   const since = lastCheckedAt ?? createdAt;
   return nowSeconds - since > UNKNOWN_AFTER_INTERVALS * checkInterval ? 'unknown' : lastStatus;
 }

@@ -15,6 +15,7 @@ import {
   oneOf,
 } from '#validation';
 import { PageQuery } from '../common/pagination.js';
+import { RegionsForType } from './monitor-regions.js';
 import { exactlyOneType, MonitorSettingsDto } from './monitor-settings.js';
 
 /** Bounds and defaults of the spec's Monitor table. */
@@ -30,7 +31,8 @@ const region: Checker = described(
   (value) => (isRegionId(value) ? null : `is not a known region (${REGION_IDS.join(', ')})`),
   { enum: [...REGION_IDS] },
 );
-const regionList = arrayOf(region, { min: 1, max: REGION_IDS.length, unique: true });
+// At least one for a probed type, none for a heartbeat: judged with the type (monitors.service.ts).
+const regionList = arrayOf(region, { max: REGION_IDS.length, unique: true });
 const contactList = arrayOf(objectIdString, { max: MONITOR_LIMITS.contacts, unique: true });
 const checkInterval = integer(MONITOR_LIMITS.checkInterval.min, MONITOR_LIMITS.checkInterval.max);
 const timeout = integer(MONITOR_LIMITS.timeout.min, MONITOR_LIMITS.timeout.max);
@@ -52,7 +54,7 @@ export class CreateMonitorDto {
   @Field(checkInterval, { optional: true }) check_interval?: number;
   @Field(timeout, { optional: true }) timeout?: number;
   @Field(failThreshold, { optional: true }) fail_threshold?: number;
-  @Field(regionList) regions!: RegionId[];
+  @Field(regionList, { optional: true }) @RegionsForType() regions?: RegionId[];
   @Field(contactList, { optional: true }) contacts?: string[];
 }
 

@@ -13,6 +13,8 @@ export type LastStatus = 'pending' | 'up' | 'down';
 // monitors created in the same second is then read in index order instead of sorted.
 @Index('idx_monitors_account_created', ['accountId', 'createdAt', 'id'])
 @Index('idx_monitors_account_updated', ['accountId', 'updatedAt', 'id'])
+// The ping route finds a heartbeat monitor by its token (docs/decisions/0027-heartbeat-monitors.md).
+@Index('uq_monitors_heartbeat_token', ['heartbeatToken'], { unique: true })
 export class MonitorEntity {
   @PrimaryColumn({ type: 'varchar', length: 24, primaryKeyConstraintName: 'pk_monitors' })
   id!: string;
@@ -43,12 +45,20 @@ export class MonitorEntity {
   @Column({ type: 'text', transformer: jsonText })
   regions!: RegionId[];
 
-  @Column({ name: 'monitor_type', type: 'varchar', length: 8 })
+  @Column({ name: 'monitor_type', type: 'varchar', length: 16 })
   monitorType!: MonitorType;
 
   /** The inner settings object of `monitorType` (for https: url and the optional fields). */
   @Column({ type: 'text', transformer: jsonText })
   settings!: MonitorSettings;
+
+  /**
+   * A heartbeat monitor's ping token (null for probed types): stored as given, because the API
+   * shows the ping URL on every read; unguessable, not secret from the monitor's account
+   * (docs/decisions/0027-heartbeat-monitors.md). Kept while the monitor stays a heartbeat.
+   */
+  @Column({ name: 'heartbeat_token', type: 'varchar', length: 64, nullable: true })
+  heartbeatToken!: string | null;
 
   @Column({ name: 'last_status', type: 'varchar', length: 16 })
   lastStatus!: LastStatus;

@@ -1,7 +1,9 @@
-import type { MonitorType, RegionId } from '#contracts';
+import type { HeartbeatSettings, MonitorType, RegionId } from '#contracts';
+import type { SettingsByType } from '#contracts';
+import { pingUrlOf } from '../heartbeats/heartbeat.js';
+import type { MonitorEntity } from './monitor.entity.js';
 import { effectiveStatus, type EffectiveStatus } from './monitor-status.js';
 import type { MonitorRecord } from './monitors.repository.js';
-import type { SettingsByType } from '#contracts';
 
 /** The Monitor of the API spec, field for field. */
 export interface MonitorJson {
@@ -12,7 +14,7 @@ export interface MonitorJson {
   timeout: number;
   fail_threshold: number;
   regions: RegionId[];
-  settings: Partial<SettingsByType>;
+  settings: Partial<Omit<SettingsByType, 'heartbeat'>> & { heartbeat?: HeartbeatSettings & { ping_url: string } };
   contacts: string[];
   /** The stored status, or `unknown` over it when Picket has not seen the monitor for 3 intervals. */
   last_status: EffectiveStatus;
@@ -26,9 +28,14 @@ export interface MonitorJson {
 /**
  * A monitor as the API answers it, at `nowSeconds`: `last_status` is the effective status
  * (monitor-status.ts), computed here on every read because staleness depends on the time of
- * the answer, not on anything stored (docs/decisions/0001-truth-when-blind.md).
+ * the answer, not on anything stored (docs/decisions/0001-truth-when-blind.md). A heartbeat's
+ * settings gain the read-only `ping_url` under `pingBase` (docs/decisions/0027-heartbeat-monitors.md).
  */
-export function toMonitorJson({ monitor, contactIds }: MonitorRecord, nowSeconds: number): MonitorJson {
+export function toMonitorJson(
+  { monitor, contactIds }: MonitorRecord,
+  nowSeconds: number,
+  pingBase: string,
+): MonitorJson {
   return {
     id: monitor.id,
     name: monitor.name,
@@ -37,7 +44,7 @@ export function toMonitorJson({ monitor, contactIds }: MonitorRecord, nowSeconds
     timeout: monitor.timeout,
     fail_threshold: monitor.failThreshold,
     regions: monitor.regions,
-    settings: { [monitor.monitorType satisfies MonitorType]: monitor.settings },
+    settings: settingsJson(monitor, pingBase),
     contacts: contactIds,
     last_status: effectiveStatus(monitor, nowSeconds),
     last_status_change: monitor.lastStatusChange,
@@ -50,4 +57,12 @@ export function toMonitorJson({ monitor, contactIds }: MonitorRecord, nowSeconds
 /** What pause and resume return (the spec: id, name, active, updated_at). */
 export function toMonitorActivityJson(monitor: { id: string; name: string; active: boolean; updatedAt: number }) {
   return { id: monitor.id, name: monitor.name, active: monitor.active, updated_at: monitor.updatedAt };
+}
+
+function settingsJson(monitor: MonitorEntity, pingBase: string): MonitorJson['settings'] {
+  if (monitor.monitorType === 'heartbeat') {
+    const { period, grace } = monitor.settings as HeartbeatSettings;
+    return { heartbeat: { period, grace, ping_url: pingUrlOf(pingBase, monitor.heartbeatToken ?? '') } };
+  }
+  return { [monitor.monitorType satisfies MonitorType]: monitor.settings };
 }

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from
 import { CurrentPrincipal, RequirePermission } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/auth.service.js';
 import { MonitorIdPipe } from '../common/object-id.pipe.js';
+import { RequestOrigin } from '../http/request-origin.js';
 import { ApiOperation, pageQuery } from '../openapi/api-operation.js';
 import { CreateMonitorDto, ListMonitorsQuery } from './monitor.dto.js';
 import { DEFAULT_MONITORS_PER_PAGE, MonitorsService } from './monitors.service.js';
@@ -26,8 +27,12 @@ export class MonitorsController {
     success: { description: 'A page of monitors.', schema: 'MonitorListResponse' },
     errors: ['VALIDATION_ERROR'],
   })
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListMonitorsQuery) {
-    return { status: 'ok', data: await this.monitors.list(principal.accountId, query) };
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListMonitorsQuery,
+    @RequestOrigin() origin: string,
+  ) {
+    return { status: 'ok', data: await this.monitors.list(principal.accountId, query, origin) };
   }
 
   @Get(':id')
@@ -40,8 +45,12 @@ export class MonitorsController {
     success: { description: 'The monitor.', schema: 'MonitorResponse' },
     errors: ['MONITOR_NOT_FOUND'],
   })
-  async get(@CurrentPrincipal() principal: Principal, @Param('id', MonitorIdPipe) id: string) {
-    return { status: 'ok', data: await this.monitors.get(principal.accountId, id) };
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', MonitorIdPipe) id: string,
+    @RequestOrigin() origin: string,
+  ) {
+    return { status: 'ok', data: await this.monitors.get(principal.accountId, id, origin) };
   }
 
   @Post()
@@ -55,8 +64,12 @@ export class MonitorsController {
     success: { description: 'The created monitor, last_status pending.', schema: 'MonitorResponse' },
     errors: ['VALIDATION_ERROR', 'SUBSCRIPTION_NOT_ACTIVE', 'QUOTA_EXCEEDED'],
   })
-  async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateMonitorDto) {
-    return { status: 'ok', data: await this.monitors.create(principal.accountId, dto) };
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: CreateMonitorDto,
+    @RequestOrigin() origin: string,
+  ) {
+    return { status: 'ok', data: await this.monitors.create(principal.accountId, dto, origin) };
   }
 
   @Put(':id')
@@ -75,8 +88,9 @@ export class MonitorsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', MonitorIdPipe) id: string,
     @Body() body: unknown,
+    @RequestOrigin() origin: string,
   ) {
-    return { status: 'ok', data: await this.monitors.update(principal.accountId, id, body) };
+    return { status: 'ok', data: await this.monitors.update(principal.accountId, id, body, origin) };
   }
 
   @Delete(':id')

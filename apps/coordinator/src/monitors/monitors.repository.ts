@@ -151,6 +151,11 @@ export class MonitorsRepository {
     });
   }
 
+  /** The heartbeat monitor whose ping token is `token` (the unique token index), or null. */
+  findByHeartbeatToken(token: string): Promise<MonitorEntity | null> {
+    return this.db.manager.findOneBy(MonitorEntity, { heartbeatToken: token, monitorType: 'heartbeat' });
+  }
+
   /** One monitor of any account (scheduling side: a change another replica announced). */
   findById(id: string): Promise<MonitorEntity | null> {
     return this.db.manager.findOneBy(MonitorEntity, { id });
@@ -216,8 +221,9 @@ export class MonitorsRepository {
     accountId: string,
     nowSeconds: number,
   ): Promise<{ total: number; up: number; down: number; unknown: number; paused: number }> {
-    // effectiveStatus: now - (last_checked_at ?? created_at) > UNKNOWN_AFTER_INTERVALS × check_interval.
-    const stale = `COALESCE(m.last_checked_at, m.created_at) + ${UNKNOWN_AFTER_INTERVALS} * m.check_interval < :now`;
+    // effectiveStatus: now - (last_checked_at ?? created_at) > UNKNOWN_AFTER_INTERVALS × check_interval,
+    // for probed types only (a heartbeat is never unknown: docs/decisions/0027-heartbeat-monitors.md).
+    const stale = `(m.monitor_type <> 'heartbeat' AND COALESCE(m.last_checked_at, m.created_at) + ${UNKNOWN_AFTER_INTERVALS} * m.check_interval < :now)`;
     const row = await this.db.manager
       .createQueryBuilder(MonitorEntity, 'm')
       .select('COUNT(*)', 'total')

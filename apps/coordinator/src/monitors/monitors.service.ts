@@ -1,13 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { splitSettings } from '#contracts';
+import { isProbedType, splitSettings, type ProbedSettings } from '#contracts';
 import { CLOCK, newObjectId, unixSeconds, type Clock } from '#runtime';
 import type { CreateGate } from '../auth/account-gate.js';
 import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
-import { validateInput } from '../common/validate.js';
+import { checkInput, isPlainObject } from '#validation';
 import { literalEgressProblem } from '../common/egress-check.js';
 import { CoordinatorConfig } from '../config.js';
 import { notFound, validationError } from '../errors.js';
+import { newHeartbeatToken } from '../heartbeats/heartbeat.js';
 import { MonitorEvents } from './monitor-events.js';
+import { regionsProblem, typeKeyOf } from './monitor-regions.js';
 import { MonitorEntity } from './monitor.entity.js';
 import { CreateMonitorDto, ListMonitorsQuery, MONITOR_LIMITS, UpdateMonitorDto } from './monitor.dto.js';
 import { toMonitorActivityJson, toMonitorJson, type MonitorJson } from './monitor.mapper.js';
@@ -31,9 +33,14 @@ export class MonitorsService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  /**
+   * The monitor methods take the request's origin: a heartbeat monitor's ping URL is under
+   * PUBLIC_URL when set, else under the origin the client reached (docs/decisions/0027).
+   */
   async list(
     accountId: string,
     query: ListMonitorsQuery,
+    origin: string,
   ): Promise<{ monitors: MonitorJson[]; pagination: Pagination }> {
     const page = pageRequest(query, DEFAULT_MONITORS_PER_PAGE);
     const { total, records } = await this.monitors.list({
@@ -45,14 +52,18 @@ export class MonitorsService {
       page,
     });
     const now = unixSeconds(this.clock);
-    return { monitors: records.map((record) => toMonitorJson(record, now)), pagination: paginationOf(page, total) };
+    const base = this.pingBase(origin);
+    return {
+      monitors: records.map((record) => toMonitorJson(record, now, base)),
+      pagination: paginationOf(page, total),
+    };
   }
 
-  async get(accountId: string, id: string): Promise<MonitorJson> {
-    return toMonitorJson(await this.load(accountId, id), unixSeconds(this.clock));
+  async get(accountId: string, id: string, origin: string): Promise<MonitorJson> {
+    return toMonitorJson(await this.load(accountId, id), unixSeconds(this.clock), this.pingBase(origin));
   }
 
-  async create(accountId: string, dto: CreateMonitorDto): Promise<MonitorJson> {
+  async create(accountId: string, dto: CreateMonitorDto, origin: string): Promise<MonitorJson> {
     const now = this.clock.now();
     const seconds = Math.floor(now / 1000);
     const { type, settings } = splitSettings(dto.settings);
@@ -64,9 +75,10 @@ export class MonitorsService {
       checkInterval: dto.check_interval ?? MONITOR_LIMITS.checkInterval.default,
       timeout: dto.timeout ?? MONITOR_LIMITS.timeout.default,
       failThreshold: dto.fail_threshold ?? MONITOR_LIMITS.failThreshold.default,
-      regions: dto.regions,
+      regions: dto.regions ?? [],
       monitorType: type,
       settings,
+      heartbeatToken: type === 'heartbeat' ? newHeartbeatToken() : null,
       lastStatus: 'pending' as const,
       lastStatusChange: seconds,
       lastCheckedAt: null,
@@ -79,13 +91,22 @@ export class MonitorsService {
       limit: this.config.MAX_MONITORS_PER_ACCOUNT,
       whenInactive: CREATE_REFUSED,
     });
-    return toMonitorJson({ monitor, contactIds }, seconds);
+    return toMonitorJson({ monitor, contactIds }, seconds, this.pingBase(origin));
   }
 
   /** PUT: the monitor must exist (404) before the body is judged (422). */
-  async update(accountId: string, id: string, body: unknown): Promise<MonitorJson> {
+  async update(accountId: string, id: string, body: unknown, origin: string): Promise<MonitorJson> {
     const record = await this.load(accountId, id);
-    const dto = validateInput(UpdateMonitorDto, body === undefined ? {} : body);
+    const input = body === undefined ? {} : body;
+    const { value: dto, problems } = checkInput(UpdateMonitorDto, input);
+    // `regions` against the type the monitor will have, reported with every other problem at once.
+    const given = isPlainObject(input) ? input : {};
+    const regions = regionsProblem(
+      typeKeyOf(given.settings) ?? record.monitor.monitorType,
+      given.regions === undefined ? record.monitor.regions : given.regions,
+    );
+    if (regions && !problems.some((p) => p.field === 'regions')) problems.push({ field: 'regions', message: regions });
+    if (!dto || problems.length > 0) throw validationError(problems);
     const monitor = record.monitor;
     if (dto.name !== undefined) monitor.name = dto.name;
     if (dto.active !== undefined) monitor.active = dto.active;
@@ -97,10 +118,16 @@ export class MonitorsService {
       const { type, settings } = splitSettings(dto.settings);
       monitor.monitorType = type;
       monitor.settings = settings;
+      // A heartbeat keeps its token (and so its ping URL) while it stays one.
+      monitor.heartbeatToken = type === 'heartbeat' ? (monitor.heartbeatToken ?? newHeartbeatToken()) : null;
     }
     monitor.updatedAt = unixSeconds(this.clock);
     await this.saveChecked(monitor, dto.contacts, false);
-    return toMonitorJson({ monitor, contactIds: dto.contacts ?? record.contactIds }, monitor.updatedAt);
+    return toMonitorJson(
+      { monitor, contactIds: dto.contacts ?? record.contactIds },
+      monitor.updatedAt,
+      this.pingBase(origin),
+    );
   }
 
   async delete(accountId: string, id: string): Promise<void> {
@@ -126,6 +153,11 @@ export class MonitorsService {
     return toMonitorActivityJson(monitor);
   }
 
+  /** Where ping URLs live: PUBLIC_URL, else the origin the request reached. */
+  private pingBase(origin: string): string {
+    return this.config.PUBLIC_URL ?? origin;
+  }
+
   private async load(accountId: string, id: string): Promise<MonitorRecord> {
     const record = await this.monitors.findOne(accountId, id);
     if (!record) throw notFound.monitor();
@@ -138,12 +170,17 @@ export class MonitorsService {
     isNew: boolean,
     gate?: CreateGate,
   ): Promise<void> {
-    const blocked = literalEgressProblem(
-      `settings.${monitor.monitorType}.url`,
-      monitor.settings.url,
-      this.config.egress(),
-    );
-    if (blocked.length > 0) throw validationError(blocked);
+    const regions = regionsProblem(monitor.monitorType, monitor.regions);
+    if (regions) throw validationError([{ field: 'regions', message: regions }]);
+    // Only a probed type has a target the egress policy judges; a heartbeat is never connected to.
+    if (isProbedType(monitor.monitorType)) {
+      const blocked = literalEgressProblem(
+        `settings.${monitor.monitorType}.url`,
+        (monitor.settings as ProbedSettings).url,
+        this.config.egress(),
+      );
+      if (blocked.length > 0) throw validationError(blocked);
+    }
     try {
       await this.monitors.save(monitor, contactIds, isNew, gate);
       this.events.emit({ kind: 'saved', monitor });

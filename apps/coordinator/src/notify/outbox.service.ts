@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { MonitorType, RegionId } from '#contracts';
+import type { HeartbeatSettings, MonitorType, ProbedSettings, RegionId } from '#contracts';
+import { describeHeartbeat } from '../heartbeats/heartbeat.js';
 import { CLOCK, newObjectId, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
@@ -151,7 +152,9 @@ export class OutboxService {
   }
 
   private storedEvent(monitor: MonitorEntity, event: NotificationEventType, facts: EventFacts): StoredEvent {
-    const target = monitor.settings.url;
+    // A heartbeat has no URL: its target line says what it expects (docs/decisions/0027-heartbeat-monitors.md).
+    const heartbeat = monitor.monitorType === 'heartbeat' ? (monitor.settings as HeartbeatSettings) : null;
+    const target = heartbeat ? describeHeartbeat(heartbeat) : (monitor.settings as ProbedSettings).url;
     const dedupKey = facts.incident
       ? `${monitor.id}-${facts.incident.id}`
       : facts.certificateExpiresAt !== undefined
@@ -165,7 +168,7 @@ export class OutboxService {
         name: monitor.name,
         settings: { [monitor.monitorType satisfies MonitorType]: monitor.settings },
         target,
-        host: hostOf(target),
+        host: heartbeat ? 'heartbeat' : hostOf(target),
       },
       status: facts.status,
       error: facts.error,
@@ -173,7 +176,8 @@ export class OutboxService {
       dedupKey,
       startedAt: facts.startedAt,
       durationSeconds: facts.durationSeconds,
-      regions: Object.entries(facts.evidence).map(([region, e]) => ({
+      // A heartbeat is checked from no region: its messages list none ("failing in 1 of 1 regions").
+      regions: Object.entries(heartbeat ? {} : facts.evidence).map(([region, e]) => ({
         region: region as RegionId,
         status: e.status,
         error: e.error,

@@ -10,6 +10,7 @@ export type Schema = JsonSchema;
 
 export type Tag =
   | 'Monitors'
+  | 'Heartbeats'
   | 'Contacts'
   | 'Incidents'
   | 'Status pages'
@@ -33,7 +34,8 @@ export type PathParameter =
   | 'UserId'
   | 'ApiKeyId'
   | 'DashboardAsset'
-  | 'DashboardRef';
+  | 'DashboardRef'
+  | 'PingToken';
 
 export interface OperationDeclaration {
   /** The documented path when it is not the route's own (`/status/{id}.json` of `status/:page`). */

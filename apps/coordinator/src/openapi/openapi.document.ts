@@ -190,6 +190,15 @@ const PARAMETERS = {
     description: 'The id of the resource the dashboard page shows; the app, not the server, looks it up.',
     schema: { type: 'string' },
   },
+  PingToken: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description:
+      "A heartbeat monitor's ping token (the last segment of its `ping_url`). An unknown token, a malformed one and " +
+      "a deleted monitor's all get the same 404.",
+    schema: { type: 'string' },
+  },
 } as const;
 
 /** Query parameters from the route's query DTO: each given at most once, as plain text (booleans exactly true/false). */
@@ -359,6 +368,10 @@ export function buildOpenApiDocument(routes: readonly DeclaredRoute[]): OpenApiD
     servers: [{ url: '/', description: 'This coordinator.' }],
     tags: [
       { name: 'Monitors', description: 'What is checked, how and from where.' },
+      {
+        name: 'Heartbeats',
+        description: "Pings from the jobs heartbeat monitors watch: no API key, the monitor's token in the path.",
+      },
       { name: 'Contacts', description: 'Where notifications go.' },
       { name: 'Incidents', description: 'Outages of active monitors: opened on down, resolved on up.' },
       { name: 'Status pages', description: 'Public pages showing the health of chosen monitors.' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { httpStatuses, httpUrl, MONITOR_TYPE_TABLE, MONITOR_TYPES, requestHeaders } from '#contracts';
+import { httpStatuses, httpUrl, MONITOR_TYPE_TABLE, MONITOR_TYPES, PROBED_TYPES, requestHeaders } from '#contracts';
 import { type Checker, declaredFields } from '#validation';
 import {
   CHANNEL_TABLE,
@@ -75,7 +75,7 @@ describe('the schemas the custom checkers carry', () => {
     ['emailAddress', emailAddress, ['a@example.com', 'nope']],
     ['secretToken', secretToken, ['abc', 'a b']],
     ['webhookSecret', webhookSecret, [`whsec_${Buffer.alloc(32, 7).toString('base64')}`, 'whsec_x']],
-    ...MONITOR_TYPES.filter((type) => type !== 'https').map((type): [string, Checker, unknown[]] => [
+    ...PROBED_TYPES.filter((type) => type !== 'https').map((type): [string, Checker, unknown[]] => [
       `${type} url`,
       declaredFields(MONITOR_TYPE_TABLE[type].dto).find((f) => f.name === 'url')!.checker,
       [`${type}://example.com:443`, `${type.toUpperCase()}://192.0.2.1`, 'https://example.com'],

@@ -15,6 +15,7 @@ import {
   MONITOR_TYPE_TABLE,
   MONITOR_TYPES,
   REGION_IDS,
+  RESULT_REGIONS,
   requestHeaders,
   type MonitorType,
   type SettingsDtoByType,
@@ -243,6 +244,14 @@ const SETTINGS_DOCS: {
   },
   tcp: { description: 'TCP connect check.', fields: {} },
   ping: { description: 'ICMP ping check.', fields: {} },
+  heartbeat: {
+    description:
+      'Heartbeat (passive): the watched job (a backup, a cron job) requests `ping_url` on every run; the monitor is ' +
+      'down when no ping arrived within `period + grace` of the last one (or of creation), or at once on ' +
+      '`ping_url/fail`. Checked from no region: `regions` must be omitted or empty; `check_interval`, `timeout` and ' +
+      '`fail_threshold` do not apply (returned with their defaults).',
+    fields: {},
+  },
   dns: {
     description: "DNS check: one query for the name's records of one type, from each region.",
     fields: {
@@ -294,7 +303,10 @@ const monitorDocs = {
     default: MONITOR_LIMITS.failThreshold.default,
     description: 'Consecutive failed checks (across regions) before the monitor is down.',
   },
-  regions: { description: 'Regions to check from, in rotation order; at least one.' },
+  regions: {
+    description:
+      'Regions to check from, in rotation order: at least one for a probed type; omitted or empty for a heartbeat.',
+  },
   contacts: {
     default: [],
     description: 'Ids of contacts of this account to notify; a supplied list replaces the stored one.',
@@ -586,7 +598,7 @@ const checkTimingsFields = {
 
 const checkFields = {
   id: ref('ObjectId'),
-  region: ref('Region'),
+  region: ref('ResultRegion'),
   status: {
     enum: [...CHECK_STATUSES],
     description:
@@ -633,7 +645,7 @@ const statsFiguresFields = {
 } satisfies FieldsOf<StatsFiguresJson>;
 
 const regionStatsFields = {
-  region: ref('Region'),
+  region: ref('ResultRegion'),
   ...statsFiguresFields,
 } satisfies FieldsOf<RegionStatsJson>;
 
@@ -681,7 +693,7 @@ const incidentFields = {
   },
   check_results: {
     type: 'object',
-    propertyNames: ref('Region'),
+    propertyNames: ref('ResultRegion'),
     additionalProperties: ref('RegionEvidence'),
     description: 'The evidence that opened the incident: the latest result of each region, keyed by region.',
   },
@@ -871,6 +883,12 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     ObjectId: objectId,
     Timestamp: timestamp,
     Region: { enum: [...REGION_IDS], description: 'A check region.' },
+    ResultRegion: {
+      enum: [...RESULT_REGIONS],
+      description:
+        'Where a result came from: a check region, or `heartbeat` for the pings, reported failures and missed ' +
+        'deadlines of a heartbeat monitor (recorded by the coordinator, not checked from a region).',
+    },
     Pagination: object(paginationFields),
     FieldProblem: object(fieldProblem),
     Error: object(

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { checkIdOf, type ProbeRequest } from '#contracts';
+import { checkIdOf, isProbedType, type ProbeRequest } from '#contracts';
 import { within } from '#runtime';
 import { ResultIngest } from '../evaluation/result-ingest.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
@@ -34,7 +34,8 @@ export class CheckDispatch {
 
   send(due: DueCheck): void {
     const monitor = this.roster.get(due.monitorId);
-    if (!monitor || !this.transport) return;
+    // Passive types never reach an agent (the scheduler does not plan them either).
+    if (!monitor || !this.transport || !isProbedType(monitor.monitorType)) return;
     const request = {
       check_id: checkIdOf(monitor.id, due.scheduledAt, due.region),
       monitor_id: monitor.id,

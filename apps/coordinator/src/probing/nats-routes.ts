@@ -5,14 +5,16 @@ import { NatsLinkServer, type NatsRoute } from '#runtime/nats-server';
 import { HEARTBEAT_PATTERN } from '../agents/heartbeat.controller.js';
 import type { CoordinatorConfig } from '../config.js';
 import { STATUS_CHANGED_PATTERN } from '../live/status-feed.controller.js';
+import { HEARTBEAT_PING_PATTERN } from '../heartbeats/heartbeat-ping.controller.js';
 import { MONITOR_CHANGED_PATTERN } from './monitor-bus.controller.js';
 import { NATS_LINK } from './nats-connection.js';
 
 /**
  * What the coordinator's microservice (NatsLinkServer, NATS mode) takes from NATS: agents'
- * heartbeats, other replicas' monitor notices and their status changes (live streams), each for
- * every replica (no queue group). Only the status changes when CHECKS_ENABLED=false: such a
- * coordinator schedules nothing but still serves dashboards. Probe requests go out
+ * heartbeats, other replicas' monitor notices and heartbeat-monitor pings, and other replicas'
+ * status changes (live streams), each for every replica (no queue group). Only the status
+ * changes when CHECKS_ENABLED=false: such a coordinator schedules nothing but still serves
+ * dashboards. Probe requests go out
  * on the raw client (NatsTransport; docs/decisions/0014-nats-and-nest-microservices.md).
  */
 export function coordinatorRoutes(config: CoordinatorConfig): NatsRoute[] {
@@ -23,6 +25,7 @@ export function coordinatorRoutes(config: CoordinatorConfig): NatsRoute[] {
   return [
     { subject: subjects.heartbeat, pattern: HEARTBEAT_PATTERN },
     { subject: subjects.monitorChanged, pattern: MONITOR_CHANGED_PATTERN },
+    { subject: subjects.heartbeatPing, pattern: HEARTBEAT_PING_PATTERN },
     live,
   ];
 }

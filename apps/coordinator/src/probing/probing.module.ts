@@ -88,6 +88,6 @@ import { createProbeTransport } from './transport.factory.js';
     },
     CheckPath,
   ],
-  exports: [CoordinatorMetrics, MonitorRoster, CheckPath],
+  exports: [CoordinatorMetrics, MonitorRoster, CheckPath, ResultIngest, TIMERS],
 })
 export class ProbingModule {}

@@ -16,8 +16,10 @@ export function costOf(method: string, path: string): number {
 }
 
 export interface Limits {
-  /** Points per rolling hour (RATE_LIMIT_POINTS_PER_HOUR). */
+  /** Points per rolling window (RATE_LIMIT_POINTS_PER_HOUR for the API). */
   readonly budget: number;
+  /** The window, an hour unless given (heartbeat pings: a minute, docs/decisions/0027-heartbeat-monitors.md). */
+  readonly windowMs?: number;
 }
 
 /** What a request leads to, and the headers that say so. */
@@ -34,7 +36,8 @@ export interface Decision {
   readonly retryAfter: number | null;
 }
 
-const interval = (limits: Limits) => HOUR_MS / limits.budget;
+const windowOf = (limits: Limits) => limits.windowMs ?? HOUR_MS;
+const interval = (limits: Limits) => windowOf(limits) / limits.budget;
 
 /**
  * The TAT after admitting `cost` points at `now`, from the stored TAT (null: never seen). The
@@ -51,13 +54,14 @@ export function nextTat(stored: number | null, now: number, cost: number, limits
  */
 export function describe(tat: number, now: number, limits: Limits, refusedTat: number | null): Decision {
   const step = interval(limits);
-  const remaining = Math.max(0, Math.floor((HOUR_MS - (tat - now)) / step + 1e-9));
+  const window = windowOf(limits);
+  const remaining = Math.max(0, Math.floor((window - (tat - now)) / step + 1e-9));
   return {
     allowed: refusedTat === null,
     tat,
     limit: limits.budget,
     remaining,
     reset: Math.ceil(Math.max(tat, now) / 1000),
-    retryAfter: refusedTat === null ? null : Math.max(1, Math.ceil((refusedTat - HOUR_MS - now) / 1000)),
+    retryAfter: refusedTat === null ? null : Math.max(1, Math.ceil((refusedTat - window - now) / 1000)),
   };
 }

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { isProbedType } from '#contracts';
 import type { Clock } from '#runtime';
 import type { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import type { CheckDispatch } from '../probing/check-dispatch.js';
@@ -35,6 +36,8 @@ export function createCheckScheduler(deps: CheckSchedulerDeps): Scheduler {
   });
   deps.roster.onChange((change) => {
     if (change.kind === 'untracked') scheduler.remove(change.monitorId);
+    // A heartbeat is never probed (docs/decisions/0027-heartbeat-monitors.md): HeartbeatWatch keeps its deadline.
+    else if (!isProbedType(change.monitor.monitorType)) scheduler.remove(change.monitor.id);
     else {
       const { id, checkInterval, regions } = change.monitor;
       scheduler.upsert({ monitorId: id, intervalSeconds: checkInterval, regions });

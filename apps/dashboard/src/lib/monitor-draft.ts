@@ -1,4 +1,4 @@
-import { monitorType, type Monitor, type MonitorType } from './monitors.ts';
+import { monitorType, monitorUrl, type Monitor, type MonitorType } from './monitors.ts';
 
 /** The dashboard's defaults (they differ from the API's on purpose). */
 export const DASHBOARD_DEFAULTS = { fail_threshold: 2, timeout: 10, check_interval: 300 } as const;
@@ -47,7 +47,7 @@ export function draftOf(m: Monitor): MonitorDraft {
     ...emptyDraft(),
     name: m.name,
     type: monitorType(m),
-    url: https?.url ?? m.settings.tcp?.url ?? m.settings.ping?.url ?? '',
+    url: monitorUrl(m),
     regions: m.regions,
     check_interval: String(m.check_interval),
     timeout: String(m.timeout),

@@ -1,6 +1,6 @@
 /** Monitor shapes as the API answers them, and the overview's pure list logic. */
 
-export type MonitorType = 'https' | 'tcp' | 'ping';
+export type MonitorType = 'https' | 'tcp' | 'ping' | 'dns' | 'heartbeat';
 export type MonitorStatus = 'up' | 'down' | 'pending' | 'unknown';
 
 export interface HttpsSettings {
@@ -22,7 +22,13 @@ export interface Monitor {
   timeout: number;
   fail_threshold: number;
   regions: string[];
-  settings: { https?: HttpsSettings; tcp?: { url: string }; ping?: { url: string } };
+  settings: {
+    https?: HttpsSettings;
+    tcp?: { url: string };
+    ping?: { url: string };
+    dns?: { url: string; record_type?: string };
+    heartbeat?: { period: number; grace: number; ping_url?: string };
+  };
   contacts: string[];
   last_status: MonitorStatus;
   last_status_change: number;
@@ -41,12 +47,14 @@ export interface Pagination {
 export function monitorType(monitor: Pick<Monitor, 'settings'>): MonitorType {
   if (monitor.settings.tcp) return 'tcp';
   if (monitor.settings.ping) return 'ping';
+  if (monitor.settings.dns) return 'dns';
+  if (monitor.settings.heartbeat) return 'heartbeat';
   return 'https';
 }
 
 export function monitorUrl(monitor: Pick<Monitor, 'settings'>): string {
-  const { https, tcp, ping } = monitor.settings;
-  return https?.url ?? tcp?.url ?? ping?.url ?? '';
+  const { https, tcp, ping, dns, heartbeat } = monitor.settings;
+  return https?.url ?? tcp?.url ?? ping?.url ?? dns?.url ?? heartbeat?.ping_url ?? '';
 }
 
 /** What the overview shows as a monitor's state: paused wins over the last check's status. */

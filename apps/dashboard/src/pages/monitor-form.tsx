@@ -12,6 +12,8 @@ const PLACEHOLDER: Record<MonitorType, string> = {
   https: 'https://example.com/health',
   tcp: 'tcp://db.example.com:5432',
   ping: 'ping://example.com',
+  dns: 'dns://example.com',
+  heartbeat: '',
 };
 
 interface Contact {
@@ -64,6 +66,17 @@ export function MonitorForm({ id }: { id?: string }) {
   if (id !== undefined && existing.isPending) return <Loading what="the monitor" />;
   if (existing.isError) return <ErrorNote error={existing.error} />;
   if (draft === null) return null;
+  if (draft.type === 'heartbeat') {
+    return (
+      <section aria-labelledby="form-title">
+        <h1 id="form-title">Edit {existing.data?.name}</h1>
+        <p>
+          Heartbeat monitors are changed through the API for now (<code>PUT /api/monitors/{id}</code> with{' '}
+          <code>settings.heartbeat</code>); their ping URL is on the monitor&apos;s page.
+        </p>
+      </section>
+    );
+  }
 
   const set = <K extends keyof MonitorDraft>(key: K, value: MonitorDraft[K]) => setDraft({ ...draft, [key]: value });
   const err = (field: string) => errors.byField[field];
@@ -106,7 +119,7 @@ export function MonitorForm({ id }: { id?: string }) {
         <fieldset>
           <legend>Type</legend>
           <div className="choices">
-            {(['https', 'tcp', 'ping'] as const).map((type) => (
+            {(['https', 'tcp', 'ping', 'dns'] as const).map((type) => (
               <label key={type} className="choice">
                 <input type="radio" name="type" checked={draft.type === type} onChange={() => set('type', type)} />
                 {type === 'https' ? 'HTTP(S)' : type === 'tcp' ? 'TCP port' : 'Ping (ICMP)'}

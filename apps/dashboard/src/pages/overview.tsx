@@ -18,7 +18,7 @@ import { loadAllMonitors, useAccount } from '../lib/queries.ts';
 import { Link } from '../lib/router.tsx';
 import { ago, duration, utcTime } from '../lib/time.ts';
 
-const TYPE_NAMES = { https: 'HTTP(S)', tcp: 'TCP', ping: 'Ping' } as const;
+const TYPE_NAMES = { https: 'HTTP(S)', tcp: 'TCP', ping: 'Ping', dns: 'DNS', heartbeat: 'Heartbeat' } as const;
 
 function useNarrow(): boolean {
   const [narrow, setNarrow] = useState(() => matchMedia('(max-width: 640px)').matches);

@@ -2,16 +2,34 @@ import { type Checker, described, Field, type JsonSchema } from '#validation';
 import { MAX_URL_LENGTH, schemePattern, type TargetParse } from '../targets.js';
 
 /**
- * Everything Picket knows about one monitor type, declared once in its own file under
- * `monitor-types/` and listed once in MONITOR_TYPE_TABLE (`../monitor-types.ts`). The stored
- * settings type `S` is what `toSettings` returns: the API answers it, the database stores it, the
- * probe wire carries it and the prober of the type (libs/probes) receives it.
+ * What every monitor type declares, probed or passive: the settings the API accepts and stores.
+ * A passive type (heartbeat, docs/decisions/0027-heartbeat-monitors.md) declares only this: no
+ * agent probes it, so it has no target, no prober and no place on the probe wire.
  */
-export interface MonitorTypeDefinition<S extends { url: string }, D extends object, T> {
-  /** The DTO of `settings.<type>`: the API and the probe wire both validate with it. */
+export interface SettingsTypeDefinition<S extends object, D extends object> {
+  /** The DTO of `settings.<type>`: the API (and, for a probed type, the probe wire) validates with it. */
   readonly dto: new () => D;
   /** The stored form of a validated DTO (defaults filled in, optional fields only when set). */
   readonly toSettings: (dto: D) => S;
+}
+
+/** Declares a passive monitor type (settings only); the types of its settings and DTO are inferred. */
+export function defineSettingsType<S extends object, D extends object>(
+  definition: SettingsTypeDefinition<S, D>,
+): SettingsTypeDefinition<S, D> {
+  return definition;
+}
+
+/**
+ * Everything Picket knows about one probed monitor type, declared once in its own file under
+ * `monitor-types/` and listed once in PROBED_TYPE_TABLE (`../monitor-types.ts`). The stored
+ * settings type `S` is what `toSettings` returns: the API answers it, the database stores it, the
+ * probe wire carries it and the prober of the type (libs/probes) receives it.
+ */
+export interface MonitorTypeDefinition<S extends { url: string }, D extends object, T> extends SettingsTypeDefinition<
+  S,
+  D
+> {
   /** Reads the target URL as written; its problems are the DTO's `url` messages. */
   readonly parseTarget: (url: string) => TargetParse<T>;
   /**

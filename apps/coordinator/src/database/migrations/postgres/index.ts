@@ -16,6 +16,7 @@ import { UsersAndSessions1765600000000 } from './1765600000000-users-and-session
 import { SealedSecrets1765620000000 } from './1765620000000-sealed-secrets.js';
 import { RequestHeadersRepair1765650000000 } from './1765650000000-request-headers-repair.js';
 import { MaintenanceWindows1765700000000 } from './1765700000000-maintenance-windows.js';
+import { HeartbeatMonitors1765800000000 } from './1765800000000-heartbeat-monitors.js';
 
 /** Reviewed PostgreSQL migrations, oldest first; the same list in ../sqlite (docs/decisions/0015-two-migration-sets.md). */
 export const POSTGRES_MIGRATIONS = [
@@ -37,4 +38,5 @@ export const POSTGRES_MIGRATIONS = [
   SealedSecrets1765620000000,
   RequestHeadersRepair1765650000000,
   MaintenanceWindows1765700000000,
+  HeartbeatMonitors1765800000000,
 ];
