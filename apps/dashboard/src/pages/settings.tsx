@@ -1,3 +1,4 @@
+import { PERMISSIONS } from '../lib/permissions.ts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ErrorNote, Field, Loading, Time } from '../components/common.tsx';
@@ -5,21 +6,6 @@ import { ApiError, api } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
 import { useAccount } from '../lib/queries.ts';
 import type { Me, User } from '../lib/session.ts';
-
-/** The key permissions of the API (apps/coordinator/src/auth/permissions.ts, the same order). */
-export const PERMISSIONS = [
-  'monitors:read',
-  'monitors:write',
-  'contacts:read',
-  'contacts:write',
-  'incidents:read',
-  'incidents:write',
-  'status_pages:read',
-  'status_pages:write',
-  'account:read',
-  'maintenance:read',
-  'maintenance:write',
-] as const;
 
 interface ApiKey {
   id: string;
