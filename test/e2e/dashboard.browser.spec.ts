@@ -476,6 +476,7 @@ describe('dashboard', () => {
     const target = new SwitchableTarget();
 
     beforeAll(async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
       checkedDb = await testDatabases()[0]!.create();
       await target.start();
       checked = await startCoordinator(checkedDb.url, { env: { CHECKS_ENABLED: 'true' } });
@@ -531,10 +532,14 @@ describe('dashboard', () => {
         }
         await row.getByText('Down', { exact: true }).waitFor({ timeout: 2000 });
         expect(navigations).toBe(1);
+        await page.screenshot({ path: `${ARTIFACTS}live-overview.png` });
 
         await row.getByRole('link', { name: 'Live target' }).click();
         await page.getByRole('heading', { name: 'Why it is down' }).waitFor();
         await page.getByText('connection refused').first().waitFor();
+        // The failed checks themselves, once stored (results are written in batches).
+        await page.getByRole('cell', { name: 'down', exact: true }).first().waitFor({ timeout: 10_000 });
+        await page.screenshot({ path: `${ARTIFACTS}live-detail.png`, fullPage: true });
       } finally {
         await context.close();
       }

@@ -34,9 +34,9 @@ describe('live status events', () => {
   it('applies a change to its monitor only, and never an older one', () => {
     const list = [base('a', 'up', 10), base('b', 'up', 10)];
     const changed = applyStatusEvent(list, { monitor_id: 'b', status: 'down', changed_at: 20 });
-    expect(changed.map((m) => [m.id, m.last_status, m.last_status_change])).toEqual([
-      ['a', 'up', 10],
-      ['b', 'down', 20],
+    expect(changed.map((m) => [m.id, m.last_status, m.last_status_change, m.last_checked_at])).toEqual([
+      ['a', 'up', 10, 10],
+      ['b', 'down', 20, 20],
     ]);
     expect(changed[0]).toBe(list[0]);
     expect(applyStatusEvent(list, { monitor_id: 'b', status: 'down', changed_at: 5 })).toBe(list);
@@ -49,7 +49,9 @@ describe('live status events', () => {
     for (const key of [['monitor', 'a'], ['account'], ['incidents', false], ['monitor', 'b']]) {
       client.setQueryData(key, {});
     }
-    onStatusEvent(client, { monitor_id: 'a', status: 'down', changed_at: 30 });
+    const deferred: (() => void)[] = [];
+    const later = ((fn: () => void) => deferred.push(fn)) as unknown as typeof setTimeout;
+    onStatusEvent(client, { monitor_id: 'a', status: 'down', changed_at: 30 }, later);
     expect(client.getQueryData<Monitor[]>(['monitors', 'all'])?.[0]?.last_status).toBe('down');
     const stale = (key: unknown[]) => client.getQueryState(key)?.isInvalidated;
     expect([stale(['monitor', 'a']), stale(['account']), stale(['incidents', false]), stale(['monitor', 'b'])]).toEqual(

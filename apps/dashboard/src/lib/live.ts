@@ -28,16 +28,31 @@ export function applyStatusEvent(list: readonly Monitor[], event: StatusEvent): 
   const monitor = list[index];
   if (!monitor || monitor.last_status_change > event.changed_at) return list;
   const next = list.slice();
-  next[index] = { ...monitor, last_status: event.status, last_status_change: event.changed_at };
+  // A change is decided by a check that came back, so the monitor was checked then at the latest.
+  const checked = Math.max(monitor.last_checked_at ?? 0, event.changed_at);
+  next[index] = {
+    ...monitor,
+    last_status: event.status,
+    last_status_change: event.changed_at,
+    last_checked_at: checked,
+  };
   return next;
 }
 
+/**
+ * Check results reach the database in batches about a second apart: the monitor's own views
+ * (checks, statistics) are read again once more after this long.
+ */
+export const RESULTS_SETTLE_MS = 2_000;
+
 /** What the cache does with a change: the list in place (no reload of every page), the monitor's own views and the counts again. */
-export function onStatusEvent(client: QueryClient, event: StatusEvent): void {
+export function onStatusEvent(client: QueryClient, event: StatusEvent, later = setTimeout): void {
   client.setQueryData<readonly Monitor[]>(['monitors', 'all'], (list) => (list ? applyStatusEvent(list, event) : list));
-  void client.invalidateQueries({ queryKey: ['monitor', event.monitor_id] });
+  const views = { queryKey: ['monitor', event.monitor_id] };
+  void client.invalidateQueries(views);
   void client.invalidateQueries({ queryKey: ['account'] });
   void client.invalidateQueries({ queryKey: ['incidents'] });
+  later(() => void client.invalidateQueries(views), RESULTS_SETTLE_MS);
 }
 
 /** Keeps an event stream open while signed in; the browser reconnects by itself after a drop. */
