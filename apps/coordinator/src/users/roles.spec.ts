@@ -1,8 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { describedPermissions, isRole, managesUsers, permissionsOfRole, ROLES } from './roles.js';
 
-/** The nine permissions as docs/decisions/0003-auth-permissions-rate-limit.md lists them (not imported). */
-const NINE = [
+/**
+ * The key permissions as docs/decisions/0003-auth-permissions-rate-limit.md lists them, and the
+ * two of maintenance windows (docs/decisions/0026-maintenance-windows.md); not imported.
+ */
+const ALL = [
   'monitors:read',
   'monitors:write',
   'contacts:read',
@@ -12,13 +15,22 @@ const NINE = [
   'status_pages:read',
   'status_pages:write',
   'account:read',
+  'maintenance:read',
+  'maintenance:write',
 ];
-const READS = ['monitors:read', 'contacts:read', 'incidents:read', 'status_pages:read', 'account:read'];
+const READS = [
+  'monitors:read',
+  'contacts:read',
+  'incidents:read',
+  'status_pages:read',
+  'account:read',
+  'maintenance:read',
+];
 
 describe('roles', () => {
   it.each([
-    ['admin', NINE, true, [...NINE, 'users:manage', 'keys:manage']],
-    ['editor', NINE, false, NINE],
+    ['admin', ALL, true, [...ALL, 'users:manage', 'keys:manage']],
+    ['editor', ALL, false, ALL],
     ['viewer', READS, false, READS],
   ] as const)(
     '%s: its key permissions, whether it manages users and keys, what /api/me lists',

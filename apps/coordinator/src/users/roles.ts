@@ -2,7 +2,7 @@ import { PERMISSIONS, type Permission } from '../auth/permissions.js';
 
 /**
  * Roles of dashboard users and what each may do (docs/decisions/0022-users-and-sessions.md):
- * admin = the nine key permissions + managing users and API keys; editor = the nine;
+ * admin = every key permission + managing users and API keys; editor = every key permission;
  * viewer = the four `:read` ones + `account:read`.
  */
 export const ROLES = ['admin', 'editor', 'viewer'] as const;
