@@ -408,7 +408,7 @@ export function buildOpenApiDocument(routes: readonly DeclaredRoute[]): OpenApiD
           in: 'cookie',
           name: 'picket_session',
           description:
-            "The dashboard's session (POST /auth/login). Roles: admin (the nine permissions, users and keys), editor (the nine), " +
+            "The dashboard's session (POST /auth/login). Roles: admin (every key permission, users and keys), editor (every key permission), " +
             "viewer (the `:read` ones and account:read). Writes also need `X-CSRF-Token` (GET /api/me's csrf_token). " +
             'A Bearer key, when sent too, is used instead.',
         },

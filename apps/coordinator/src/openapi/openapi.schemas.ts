@@ -845,7 +845,8 @@ const userFields = {
   name: { type: 'string' },
   role: {
     enum: [...ROLES],
-    description: 'admin: the nine permissions, users and API keys; editor: the nine; viewer: the `:read` ones.',
+    description:
+      'admin: every key permission, users and API keys; editor: every key permission; viewer: the `:read` ones.',
   },
   disabled: { type: 'boolean', description: 'A disabled user cannot sign in; their sessions ended when disabled.' },
   created_at: timestamp,

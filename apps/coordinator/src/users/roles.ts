@@ -3,7 +3,7 @@ import { PERMISSIONS, type Permission } from '../auth/permissions.js';
 /**
  * Roles of dashboard users and what each may do (docs/decisions/0022-users-and-sessions.md):
  * admin = every key permission + managing users and API keys; editor = every key permission;
- * viewer = the four `:read` ones + `account:read`.
+ * viewer = every `:read` permission (`account:read` among them).
  */
 export const ROLES = ['admin', 'editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
