@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /** @type {import('jest').Config} */
 const swc = {
   jsc: {
@@ -20,5 +22,8 @@ export default {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 30000,
+  // Most end-to-end suites wait on checks, timers and child processes rather than compute: two
+  // workers even on a 2-core machine (jest's default there is one, which runs everything in turn).
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
 };
