@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { PartitionManager } from '../../apps/coordinator/src/cluster/partition-manager.js';
+import { PARTITION_COUNT } from '../../apps/coordinator/src/cluster/partitions.js';
 import { MonitorRoster } from '../../apps/coordinator/src/scheduling/monitor-roster.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
@@ -41,6 +43,17 @@ describeWithNats('heartbeat pings across coordinator replicas', () => {
 
   it('a ping or a failure reported to the other replica decides the status on the owner', async () => {
     const [a, b] = replicas as [RunningCoordinator, RunningCoordinator];
+    // The partitions are shared out first (each replica holds some, together all of them): otherwise a
+    // handover between the ping and the failure could hand the failure to a replica that no longer
+    // owns the monitor (a lost notice waits for the deadline, docs/decisions/0027-heartbeat-monitors.md).
+    await waitFor(
+      'the partitions shared out',
+      () => {
+        const held = replicas.map((r) => r.app.get(PartitionManager).partitions.length);
+        return Promise.resolve(held.every((n) => n > 0) && held[0]! + held[1]! === PARTITION_COUNT ? true : undefined);
+      },
+      30_000,
+    );
     const { apiKey } = await a.newAccount('replicas');
     const created = await a.client(apiKey).post('/api/monitors', {
       name: 'cron',

@@ -70,7 +70,9 @@ export class SessionsService {
     const user = await this.db.manager.findOneBy(UserEntity, { id: session.userId });
     if (!user || user.disabled || user.passwordHash === null) return null;
     if (needsTouch(session, now)) {
-      this.db.manager.update(SessionEntity, { id: session.id }, { lastSeenAt: now }).catch((error: unknown) => {
+      // Awaited (it is rare: see needsTouch): the next request must find this use, or a busy
+      // session could read as idle and end. A failed write does not fail the request.
+      await this.db.manager.update(SessionEntity, { id: session.id }, { lastSeenAt: now }).catch((error: unknown) => {
         this.logger.warn(`could not record the use of session ${session.id}: ${String(error)}`);
       });
     }
