@@ -173,11 +173,18 @@ describe('the apps’ real /metrics', () => {
     const address = agent.getHttpServer().address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
     agentText = await scrape(`http://127.0.0.1:${address.port}`);
-    coordinatorText = await waitFor('a check of the monitor in /metrics', async () => {
-      const text = await scrape(coordinator.baseUrl);
-      return /^picket_monitor_check_success\{[^}]+\} 1$/m.test(text) ? text : undefined;
-    });
-  });
+    // The series the test reads: the monitor up (status) after a check from us-east-1 (the first
+    // check of a monitor may come from any of its regions).
+    coordinatorText = await waitFor(
+      'a check of the monitor from us-east-1 in /metrics',
+      async () => {
+        const text = await scrape(coordinator.baseUrl);
+        const fromUsEast = /^picket_monitor_check_success\{[^}]*region="us-east-1"\} 1$/m.test(text);
+        return fromUsEast && /^picket_monitor_status\{[^}]+\} 1$/m.test(text) ? text : undefined;
+      },
+      40_000,
+    );
+  }, 60_000);
 
   afterAll(async () => {
     await agent?.close();
