@@ -93,7 +93,7 @@ function ensureBuilt() {
 function ensureDashboardBuilt() {
   buildIfStale(
     join(root, 'dist', '.dashboard-stamp'),
-    ['apps/dashboard', 'libs/contracts/src/regions.ts', 'package.json'],
+    ['apps/dashboard', 'libs/contracts/src/regions.ts', 'apps/coordinator/src/auth/permissions.ts', 'package.json'],
     'the dashboard',
     () => {
       const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');

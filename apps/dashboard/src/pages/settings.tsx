@@ -1,4 +1,5 @@
-import { PERMISSIONS } from '../lib/permissions.ts';
+// The API's own list (a pure module, bundled like libs/contracts' regions).
+import { PERMISSIONS } from '../../../coordinator/src/auth/permissions.ts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ErrorNote, Field, Loading, Time } from '../components/common.tsx';
