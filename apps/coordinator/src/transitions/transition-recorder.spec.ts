@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { waitFor } from '../../../../test/support/wait.js';
 import { LeaseLostError, type TransitionInput } from './transition.writer.js';
 import { TransitionRecorder } from './transition-recorder.js';
 
@@ -120,7 +121,7 @@ describe('TransitionRecorder (status changes through a database outage)', () => 
     await recorder.record(change('m2', 'down', 2));
     store.mode = 'broken';
     // Until a change was given up on (three failures that are not an outage), however slow the machine.
-    while (drops.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitFor('a change given up on', () => Promise.resolve(drops.length > 0 ? true : undefined), 5000);
     store.mode = 'up';
     await recorder.idle();
     expect(drops.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
