@@ -388,15 +388,30 @@ describe('dashboard', () => {
       }
     });
 
-    it('every signed-in page renders without a CSP violation or a serious axe-core violation, light and dark', async () => {
-      for (const colorScheme of ['light', 'dark'] as const) {
-        const context = await browser.newContext({ colorScheme });
+    it('every signed-in page renders without a CSP violation or a serious axe-core violation, light, dark and phone', async () => {
+      const views: [string, BrowserContextOptions][] = [
+        ['light', { colorScheme: 'light' }],
+        ['dark', { colorScheme: 'dark' }],
+        ['phone', { colorScheme: 'light', viewport: { width: 390, height: 844 }, isMobile: true }],
+      ];
+      for (const [view, options] of views) {
+        const context = await browser.newContext(options);
         try {
           const csrf = await signIn(context, c);
           const monitor = await post(context, csrf, '/api/monitors', {
-            name: `Pages ${colorScheme}`,
+            name: `Pages ${view}`,
             settings: { tcp: { url: 'tcp://db.example.com:5432' } },
             regions: ['eu-west-1'],
+          });
+          // The types the dashboard only shows (DNS can also be created in its form; heartbeats are edited through the API).
+          const dns = await post(context, csrf, '/api/monitors', {
+            name: `DNS ${view}`,
+            settings: { dns: { url: 'dns://example.com', record_type: 'MX' } },
+            regions: ['eu-west-1'],
+          });
+          const heartbeat = await post(context, csrf, '/api/monitors', {
+            name: `Backup job ${view}`,
+            settings: { heartbeat: { period: 86_400, grace: 3600 } },
           });
           const page = await context.newPage();
           const problems: string[] = [];
@@ -415,10 +430,23 @@ describe('dashboard', () => {
             '/status-pages',
             '/status-pages/new',
             '/settings',
+            `/monitors/${dns.id}`,
+            `/monitors/${heartbeat.id}`,
+            `/monitors/${heartbeat.id}/edit`,
           ]) {
             await page.goto(c.baseUrl + path);
             await page.locator('main h1').first().waitFor();
             await page.waitForLoadState('networkidle');
+            const name = path
+              .replace(/^\//, '')
+              .replace(/[0-9a-f]{24}/, 'id')
+              .replace(/\//g, '-');
+            const shown = path.includes(dns.id)
+              ? `${name}-dns`
+              : path.includes(heartbeat.id)
+                ? `${name}-heartbeat`
+                : name;
+            await page.screenshot({ path: `${ARTIFACTS}page-${shown}-${view}.png`, fullPage: true });
             await page.evaluate(AXE_SOURCE);
             const result = await page.evaluate(() => axe.run(document, { resultTypes: ['violations'] }));
             const serious = result.violations
@@ -426,12 +454,23 @@ describe('dashboard', () => {
               .map((v: any) => `${path}: ${v.id}`);
             expect(serious).toEqual([]);
           }
+          // What the other types show: the heartbeat's ping URL as its target, and no form it cannot fill.
+          await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}`);
+          await page
+            .getByText(heartbeat.settings.heartbeat.ping_url as string)
+            .first()
+            .waitFor();
+          await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}/edit`);
+          await page.getByText('Heartbeat monitors are changed through the API for now').waitFor();
+          expect(await page.getByRole('button', { name: /save/i }).count()).toBe(0);
+          await page.goto(`${c.baseUrl}/monitors/${dns.id}`);
+          await page.getByText('dns://example.com').first().waitFor();
           expect(problems).toEqual([]);
         } finally {
           await context.close();
         }
       }
-    });
+    }, 180_000);
 
     it('creates a webhook contact from the channel table and shows the result of a test send', async () => {
       const received: string[] = [];

@@ -71,3 +71,15 @@ export function Loading({ what }: { what: string }) {
     </p>
   );
 }
+
+/**
+ * A table that scrolls sideways on a narrow screen: a named region that takes keyboard focus, so
+ * people without a pointer can scroll it too (axe-core's scrollable-region-focusable).
+ */
+export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-scroll" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}

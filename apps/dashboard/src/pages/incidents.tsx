@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { ErrorNote, Field, Loading, Time } from '../components/common.tsx';
+import { ErrorNote, Field, Loading, TableScroll, Time } from '../components/common.tsx';
 import { api, query } from '../lib/api.ts';
 import { Link } from '../lib/router.tsx';
 import { duration } from '../lib/time.ts';
@@ -40,7 +40,7 @@ function IncidentList({ resolved }: { resolved: boolean }) {
   if (list.data.length === 0)
     return <p className="muted">{resolved ? 'No resolved incidents.' : 'Nothing is down.'}</p>;
   return (
-    <div className="table-scroll">
+    <TableScroll label="Incidents">
       <table>
         <thead>
           <tr>
@@ -65,7 +65,7 @@ function IncidentList({ resolved }: { resolved: boolean }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 
@@ -129,7 +129,7 @@ export function IncidentPage({ id }: { id: string }) {
       <section className="card" aria-labelledby="evidence-title">
         <h2 id="evidence-title">Evidence</h2>
         <p className="muted">The latest result of each region when the incident opened.</p>
-        <div className="table-scroll">
+        <TableScroll label="Evidence">
           <table>
             <thead>
               <tr>
@@ -152,7 +152,7 @@ export function IncidentPage({ id }: { id: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
         <p>
           <Link href={`/monitors/${i.monitor_id}`}>Open the monitor</Link>
         </p>

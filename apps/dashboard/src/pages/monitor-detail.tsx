@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { TimeChart } from '../components/chart.tsx';
 import { chartData, type Check } from '../lib/chart-data.ts';
-import { ErrorNote, Loading, StatusBadge, Time } from '../components/common.tsx';
+import { ErrorNote, Loading, StatusBadge, TableScroll, Time } from '../components/common.tsx';
 import { api, query } from '../lib/api.ts';
 import { monitorType, monitorUrl, shownStatus, type Monitor } from '../lib/monitors.ts';
 import { Link, navigate } from '../lib/router.tsx';
@@ -60,7 +60,7 @@ function Why({ monitor, checks, incident }: { monitor: Monitor; checks: Check[];
       )}
       {status === 'pending' && <p>No check has finished yet.</p>}
       {rows.length > 0 && (
-        <div className="table-scroll">
+        <TableScroll label="Latest check per region">
           <table>
             <caption className="sr-only">The newest check of each region</caption>
             <thead>
@@ -86,7 +86,7 @@ function Why({ monitor, checks, incident }: { monitor: Monitor; checks: Check[];
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       {status === 'down' && incident && Object.keys(incident.check_results).length > 0 && (
         <>
@@ -229,7 +229,7 @@ export function MonitorDetail({ id }: { id: string }) {
       <section className="card" aria-labelledby="figures-title">
         <h2 id="figures-title">Uptime and response time</h2>
         <ErrorNote error={stats.error} />
-        <div className="table-scroll">
+        <TableScroll label="Uptime and response time">
           <table className="figures">
             <thead>
               <tr>
@@ -254,7 +254,7 @@ export function MonitorDetail({ id }: { id: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       </section>
 
       <section className="card" aria-labelledby="chart-title">
@@ -280,7 +280,7 @@ export function MonitorDetail({ id }: { id: string }) {
       <section className="card" aria-labelledby="checks-title">
         <h2 id="checks-title">Recent checks</h2>
         <ErrorNote error={checks.error} />
-        <div className="table-scroll">
+        <TableScroll label="Recent checks">
           <table>
             <thead>
               <tr>
@@ -313,7 +313,7 @@ export function MonitorDetail({ id }: { id: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
         {checks.data?.length === 0 && <p className="muted">No checks recorded yet.</p>}
       </section>
 

@@ -2,7 +2,7 @@
 import { PERMISSIONS } from '../../../coordinator/src/auth/permissions.ts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { ErrorNote, Field, Loading, Time } from '../components/common.tsx';
+import { ErrorNote, Field, Loading, TableScroll, Time } from '../components/common.tsx';
 import { ApiError, api } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
 import { useAccount } from '../lib/queries.ts';
@@ -110,7 +110,7 @@ function Keys() {
       {keys.isPending && <Loading what="keys" />}
       <ErrorNote error={keys.error ?? revoke.error} />
       {keys.data && (
-        <div className="table-scroll">
+        <TableScroll label="API keys">
           <table>
             <thead>
               <tr>
@@ -154,7 +154,7 @@ function Keys() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <NewKey />
     </section>
@@ -248,7 +248,7 @@ function Users({ me }: { me: Me }) {
       {users.isPending && <Loading what="users" />}
       <ErrorNote error={users.error ?? change.error ?? remove.error} />
       {users.data && (
-        <div className="table-scroll">
+        <TableScroll label="Users">
           <table>
             <thead>
               <tr>
@@ -302,7 +302,7 @@ function Users({ me }: { me: Me }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <InviteUser />
     </section>
