@@ -158,6 +158,7 @@ export function MonitorDetail({ id }: { id: string }) {
   const m = monitor.data;
   const open = incidents.data?.find((i) => !i.is_resolved);
   const https = m.settings.https;
+  const heartbeat = m.settings.heartbeat;
 
   return (
     <article aria-labelledby="monitor-title">
@@ -191,17 +192,26 @@ export function MonitorDetail({ id }: { id: string }) {
       <ErrorNote error={toggle.error ?? remove.error} />
       <dl className="facts">
         <div>
-          <dt>Target</dt>
+          <dt>{heartbeat ? 'Ping URL' : 'Target'}</dt>
           <dd className="wrap">{monitorUrl(m)}</dd>
         </div>
         <div>
           <dt>Type</dt>
           <dd>{monitorType(m)}</dd>
         </div>
-        <div>
-          <dt>Every</dt>
-          <dd>{duration(m.check_interval)}</dd>
-        </div>
+        {heartbeat ? (
+          <div>
+            <dt>Expects a ping</dt>
+            <dd>
+              every {duration(heartbeat.period)}, {duration(heartbeat.grace)} grace
+            </dd>
+          </div>
+        ) : (
+          <div>
+            <dt>Every</dt>
+            <dd>{duration(m.check_interval)}</dd>
+          </div>
+        )}
         <div>
           <dt>Status since</dt>
           <dd>
@@ -214,10 +224,12 @@ export function MonitorDetail({ id }: { id: string }) {
             <Time at={m.last_checked_at} />
           </dd>
         </div>
-        <div>
-          <dt>Regions</dt>
-          <dd>{m.regions.join(', ')}</dd>
-        </div>
+        {!heartbeat && (
+          <div>
+            <dt>Regions</dt>
+            <dd>{m.regions.join(', ')}</dd>
+          </div>
+        )}
         {https && (
           <div>
             <dt>Certificate</dt>
