@@ -331,6 +331,75 @@ function contrast(a: string, b: string): number {
     }
   });
 
+  it('shows a monitor under maintenance and the windows coming, on desktop and phone, light and dark', async () => {
+    const now = SEED_NOW_MS / 1000;
+    const inProgress = await api.post('/api/maintenance_windows', {
+      name: 'Database upgrade',
+      monitors: [seeded.web.id],
+      starts_at: now - 600,
+      ends_at: now + 3_000,
+    });
+    expect(inProgress.status).toBe(201);
+    const coming = await api.post('/api/maintenance_windows', {
+      name: 'Network change',
+      monitors: [seeded.api.id],
+      starts_at: now + 3 * 86_400,
+      ends_at: now + 3 * 86_400 + 7_200,
+    });
+    expect(coming.status).toBe(201);
+    const later = await api.post('/api/maintenance_windows', {
+      name: 'Far away',
+      monitors: [seeded.api.id],
+      starts_at: now + 9 * 86_400,
+      ends_at: now + 9 * 86_400 + 600,
+    });
+    expect(later.status).toBe(201);
+    const created = await api.post('/api/status_pages', {
+      name: 'Maintenance',
+      monitors: [seeded.web.id, seeded.api.id],
+    });
+    expect(created.status).toBe(201);
+    try {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        for (const [device, options] of [
+          ['desktop', { viewport: { width: 1000, height: 700 } }],
+          ['phone', { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }],
+        ] as const) {
+          const { page, status, close } = await open(`${c.baseUrl}/status/${created.body.data.id as string}`, {
+            ...options,
+            colorScheme,
+          });
+          try {
+            expect(status).toBe(200);
+            const facts = await readFacts(page);
+            expect(facts.statuses).toContain('maintenance');
+            expect(facts.statusTexts.map((t) => t.trim())).toContain('Under maintenance');
+            const section = page.locator('section', {
+              has: page.getByRole('heading', { name: 'Scheduled maintenance' }),
+            });
+            expect(await section.textContent()).toContain('Database upgrade');
+            expect(await section.textContent()).toContain('Network change');
+            // Only windows within 7 days are listed.
+            expect(await section.textContent()).not.toContain('Far away');
+            expect(
+              await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth),
+            ).toBe(true);
+            await page.screenshot({
+              path: `${ARTIFACTS}status-page-maintenance-${device}-${colorScheme}.png`,
+              fullPage: true,
+            });
+          } finally {
+            await close();
+          }
+        }
+      }
+    } finally {
+      for (const w of [inProgress, coming, later])
+        await api.delete(`/api/maintenance_windows/${w.body.data.id as string}`);
+      await api.delete(`/api/status_pages/${created.body.data.id as string}`);
+    }
+  });
+
   it('serves the page on its custom domain at / (JSON at /index.json)', async () => {
     expect((await api.patch(`/api/status_pages/${seeded.pageId}`, { custom_domain: CUSTOM_DOMAIN })).status).toBe(200);
     try {
