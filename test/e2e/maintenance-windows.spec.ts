@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
 import { Dispatcher } from '../../apps/coordinator/src/notify/dispatcher.js';
+import { nextSlot, rotationPlan } from '../../apps/coordinator/src/scheduling/rotation.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
@@ -117,6 +118,92 @@ describe('maintenance windows: the effect on status', () => {
     const all = await checks();
     // Statistics count only results outside the window.
     expect(stats.overall.checks).toBe(all.filter((k) => !k.in_maintenance).length);
+  }, 90_000);
+});
+
+/**
+ * The end-of-window check survives a restart inside the window: the restarted coordinator reads
+ * the monitor's last result (DOWN, in maintenance) and checks again when the window ends, long
+ * before the monitor's next regular slot.
+ */
+describe('maintenance windows: the end of a window after a restart', () => {
+  let db: TestDatabase;
+  let c: RunningCoordinator;
+  let api: ApiClient;
+  let apiKey: string;
+  const target = new SwitchableTarget();
+  const start = async () => {
+    c = await startCoordinator(db.url, { env: { CHECKS_ENABLED: 'true' } });
+  };
+
+  beforeAll(async () => {
+    db = await testDatabases()[0]!.create();
+    await target.start();
+    await target.stop();
+    await start();
+    const account = await c.newAccount('restart');
+    api = account.client;
+    apiKey = account.apiKey;
+  }, 60_000);
+
+  afterAll(async () => {
+    await c?.close();
+    await db?.drop();
+  });
+
+  it('a monitor down in the window is checked at its end, though the coordinator restarted in it', async () => {
+    const end = Math.floor(Date.now() / 1000) + 25;
+    const window = await api.post('/api/maintenance_windows', {
+      name: 'deploy',
+      monitors: [],
+      starts_at: end - 60,
+      ends_at: end,
+    });
+    expect(window.status).toBe(201);
+    const created = await api.post('/api/monitors', {
+      name: 'deployed service',
+      settings: { https: { url: target.url } },
+      regions: ['eu-west-1'],
+      check_interval: 10,
+      timeout: 5,
+      fail_threshold: 1,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    const checks = async () => {
+      await c.app.get(ResultsWriter).flush();
+      return (await api.get(`/api/monitors/${id}/checks?per_page=100&order=asc`)).body.data.checks as any[];
+    };
+    await waitFor(
+      'a DOWN result in the window',
+      async () => ((await checks()).some((k) => k.status === 'down' && k.in_maintenance) ? true : undefined),
+      20_000,
+    );
+    // A long interval whose next regular slot is well after the window's end: only the
+    // end-of-window check can come before it.
+    const interval = [600, 590, 580, 570, 560, 550].find(
+      (i) => nextSlot(rotationPlan(id, i * 1000, 1), Date.now()).at > (end + 60) * 1000,
+    )!;
+    expect((await api.put(`/api/monitors/${id}`, { check_interval: interval })).status).toBe(200);
+    const regular = nextSlot(rotationPlan(id, interval * 1000, 1), Date.now()).at / 1000;
+    await c.close();
+    await start();
+    api = c.client(apiKey);
+    expect(Date.now() / 1000).toBeLessThan(end);
+
+    const after = await waitFor(
+      'a check at the end of the window',
+      async () => {
+        const list = (await checks()).filter((k) => k.checked_at >= end);
+        return list.length > 0 ? list : undefined;
+      },
+      40_000,
+    );
+    expect(after[0].checked_at).toBeLessThan(regular);
+    expect(after[0]).toMatchObject({ status: 'down', in_maintenance: false });
+    await waitFor('the monitor down', async () =>
+      (await api.get(`/api/monitors/${id}`)).body.data.last_status === 'down' ? true : undefined,
+    );
   }, 90_000);
 });
 

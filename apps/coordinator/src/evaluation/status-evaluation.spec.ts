@@ -111,6 +111,30 @@ describe('StatusEvaluation (the evaluate stage)', () => {
       expect(s.evaluation.waitingForWindows).toBe(0);
     });
 
+    it('resumes a window after a restart: waits for its end under it, checks a DOWN at once past it', () => {
+      const under = setup();
+      under.evaluation.resumeWindow(A, cover, true, 1);
+      expect(under.evaluation.waitingForWindows).toBe(1);
+      under.timers.advance(599_000);
+      expect(under.asked).toEqual([]);
+      under.timers.advance(1_000);
+      expect(under.asked).toEqual([[A, 1]]);
+
+      const past = setup();
+      past.evaluation.resumeWindow(A, null, true, 2);
+      expect(past.asked).toEqual([[A, 2]]);
+      past.evaluation.resumeWindow(A, null, false, 0);
+      expect(past.asked).toHaveLength(1);
+    });
+
+    it('a result taken here before the lookup answered wins over the resumed window', async () => {
+      const s = setup();
+      await s.evaluation.submit(A, 0, probeResult(A, 'eu-west-1', 'up', 20, T - 1000), cover);
+      s.evaluation.resumeWindow(A, { ...cover, endsAt: cover.endsAt - 300 }, true, 1);
+      s.timers.advance(600_000);
+      expect(s.asked).toEqual([]);
+    });
+
     it('a monitor deleted in the window is not checked at its end', async () => {
       const s = setup();
       await s.evaluation.submit(A, 0, probeResult(A, 'eu-west-1', 'down', null, T - 9000), cover);

@@ -96,6 +96,18 @@ export class StatusEvaluation implements OnModuleDestroy {
     return submitted;
   }
 
+  /**
+   * After a restart or a handover (window-resume.ts): the monitor's newest decided result stored
+   * was taken in maintenance, DOWN or not, from rotation position `regionIndex`. Under the window
+   * still (`cover`), its end is awaited as if that result had just arrived here; past it, a DOWN is
+   * checked again at once. Nothing happens when a result taken here got there first.
+   */
+  resumeWindow(monitorId: string, cover: Cover | null, down: boolean, regionIndex: number): void {
+    if (this.inWindow.has(monitorId) || !this.roster.owns(monitorId)) return;
+    if (cover !== null) this.wait(monitorId, cover.endsAt, down, regionIndex);
+    else if (down) this.confirmations.request(monitorId, regionIndex);
+  }
+
   private enterWindow(monitorId: string, endsAt: number, regionIndex: number, result: ProbeResult): void {
     const known = this.inWindow.get(monitorId);
     const decided = isDecided(result.status);
@@ -105,6 +117,10 @@ export class StatusEvaluation implements OnModuleDestroy {
       return;
     }
     if (known) this.timers.clear(known.timer);
+    this.wait(monitorId, endsAt, down, regionIndex);
+  }
+
+  private wait(monitorId: string, endsAt: number, down: boolean, regionIndex: number): void {
     const timer = this.timers.set(() => this.windowEnded(monitorId), endsAt * 1000 - this.clock.now());
     this.inWindow.set(monitorId, { endsAt, down, regionIndex, timer });
   }

@@ -498,6 +498,24 @@ export class CheckResultsRepository {
     return result;
   }
 
+  /**
+   * The monitor's newest decided (UP or DOWN) result: what a window-end check after a restart or
+   * a handover is decided from (docs/decisions/0026-maintenance-windows.md).
+   */
+  async latestDecided(
+    monitorId: string,
+  ): Promise<Pick<CheckResultEntity, 'status' | 'region' | 'checkedAt' | 'inMaintenance'> | null> {
+    return this.db.manager
+      .createQueryBuilder(CheckResultEntity, 'r')
+      .select(['r.status', 'r.region', 'r.checkedAt', 'r.inMaintenance'])
+      .where('r.monitor_id = :monitorId', { monitorId })
+      .andWhere(`r.status NOT IN (${UNDECIDED_SQL})`)
+      .orderBy('r.checked_at', 'DESC')
+      .addOrderBy('r.scheduled_at', 'DESC')
+      .limit(1)
+      .getOne();
+  }
+
   /** A page of a monitor's results, newest first unless `order` is asc. */
   async list(query: CheckListQuery): Promise<{ total: number; rows: CheckResultEntity[] }> {
     const qb = this.db.manager

@@ -8,6 +8,7 @@ import { CertificateWatch } from '../evaluation/certificate-watch.js';
 import { Evidence } from '../evaluation/evidence.js';
 import { ResultIngest } from '../evaluation/result-ingest.js';
 import { StatusEvaluation } from '../evaluation/status-evaluation.js';
+import { WindowResume } from '../evaluation/window-resume.js';
 import { HistoryModule } from '../history/history.module.js';
 import { MaintenanceModule } from '../maintenance/maintenance.module.js';
 import { MonitorsModule } from '../monitors/monitors.module.js';
@@ -72,6 +73,7 @@ import { createProbeTransport } from './transport.factory.js';
     CertificateWatch,
     TransitionStage,
     StatusEvaluation,
+    WindowResume,
     ResultIngest,
     CheckDispatch,
     {
