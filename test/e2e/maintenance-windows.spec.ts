@@ -294,6 +294,8 @@ describe.each(testDatabases())('maintenance windows API on $name', (kind) => {
     };
     const base = { name: 'w', monitors: [], starts_at: now };
     expect(await bad({ ...base, rrule: 'FREQ=SOMETIMES', duration: 60 })).toEqual(['rrule']);
+    // More often than hourly: refused, so that no question expands more than 25 occurrences a day.
+    expect(await bad({ ...base, rrule: 'FREQ=HOURLY;BYMINUTE=0,30', duration: 60 })).toEqual(['rrule']);
     expect(await bad({ ...base, rrule: 'FREQ=DAILY', duration: 60, timezone: 'Europe/Atlantis' })).toEqual([
       'timezone',
     ]);

@@ -68,6 +68,9 @@ export function rruleProblem(rule: unknown): string | null {
       return `${name} must be at most ${MAX_COUNT}`;
     if (name === 'UNTIL' && !/^[0-9]{8}T[0-9]{6}Z$/.test(value))
       return 'UNTIL must be a UTC date-time such as 20271231T235959Z';
+    // One minute and one second of the hour: occurrences at most hourly, so at most 25 a day.
+    if ((name === 'BYMINUTE' || name === 'BYSECOND') && value.includes(','))
+      return `${name} must be one value (a window recurs at most hourly)`;
   }
   if (!seen.has('FREQ')) return 'must include FREQ';
   if (seen.has('COUNT') && seen.has('UNTIL')) return 'must not have both COUNT and UNTIL';
@@ -84,8 +87,8 @@ function ruleOf(rule: string, startsAt: number, timezone: string): RRuleTemporal
   return new RRuleTemporal({ rruleString: rule, dtstart, tzid: timezone });
 }
 
-const seconds = (z: { epochMilliseconds: number } | null): number | null =>
-  z === null ? null : Math.floor(z.epochMilliseconds / 1000);
+const secondsOf = (z: { epochMilliseconds: number }): number => Math.floor(z.epochMilliseconds / 1000);
+const seconds = (z: { epochMilliseconds: number } | null): number | null => (z === null ? null : secondsOf(z));
 
 /** The occurrences (start instants) of a recurring window, queried around instants. */
 export interface Occurrences {
@@ -93,16 +96,51 @@ export interface Occurrences {
   latestAtOrBefore(at: number): number | null;
   /** The first start strictly after `at`, or null. */
   firstAfter(at: number): number | null;
+  /** The starts in (`after`, `until`], in order. */
+  between(after: number, until: number): number[];
 }
 
 /**
  * The rule anchored at `startsAt` in `timezone`: occurrences keep their local wall-clock time
  * across DST changes (a 03:00 Sunday window stays at 03:00 local).
+ *
+ * The library walks a COUNT rule from its first occurrence on every question (the set depends
+ * on the index from the start); so such a rule (at most MAX_COUNT occurrences) is expanded once
+ * and then searched. Any other rule is asked directly: the library starts near the instant.
  */
 export function occurrencesOf(rule: string, startsAt: number, timezone: string): Occurrences {
   const r = ruleOf(rule, startsAt, timezone);
+  if (/(^|;)COUNT=/.test(rule)) return listed(r.all().map(secondsOf));
+  const date = (at: number) => new Date(at * 1000);
   return {
-    latestAtOrBefore: (at) => (at < startsAt ? null : seconds(r.previous(new Date(at * 1000), true))),
-    firstAfter: (at) => seconds(r.next(new Date(at * 1000), false)),
+    latestAtOrBefore: (at) => (at < startsAt ? null : seconds(r.previous(date(at), true))),
+    firstAfter: (at) => seconds(r.next(date(at), false)),
+    between: (after, until) =>
+      until <= after
+        ? []
+        : r
+            .between(date(after), date(until), true)
+            .map(secondsOf)
+            .filter((t) => t > after),
+  };
+}
+
+/** Occurrences from a sorted list of starts, by binary search. */
+function listed(starts: readonly number[]): Occurrences {
+  /** The number of starts at or before `at`. */
+  const upTo = (at: number) => {
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (starts[mid]! <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return {
+    latestAtOrBefore: (at) => starts[upTo(at) - 1] ?? null,
+    firstAfter: (at) => starts[upTo(at)] ?? null,
+    between: (after, until) => starts.slice(upTo(after), upTo(until)),
   };
 }

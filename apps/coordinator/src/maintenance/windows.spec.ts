@@ -1,6 +1,14 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { RRuleTemporal } from 'rrule-temporal';
 import { canonicalTimeZone, rruleProblem, timeZoneProblem } from './recurrence.js';
-import { appliesTo, shownOccurrence, windowAt, type WindowAt, type WindowSchedule } from './windows.js';
+import {
+  appliesTo,
+  MERGE_HORIZON_SECONDS,
+  shownOccurrence,
+  windowAt,
+  type WindowAt,
+  type WindowSchedule,
+} from './windows.js';
 
 const at = (iso: string): number => Date.parse(iso) / 1000;
 const HOUR = 3600;
@@ -160,6 +168,48 @@ describe('windowAt', () => {
   });
 });
 
+/**
+ * What a question costs, counted in the library's work, not in time: every query of a COUNT rule
+ * walks it from its first occurrence, so those are counted with the occurrences they return.
+ */
+describe('windowAt: the cost of big recurring rules (docs/decisions/0026-maintenance-windows.md)', () => {
+  const queries = () => {
+    const spies = (['all', 'between', 'next', 'previous'] as const).map((name) =>
+      jest.spyOn(RRuleTemporal.prototype, name),
+    );
+    return {
+      total: () => spies.reduce((sum, spy) => sum + spy.mock.calls.length, 0),
+      returned: () =>
+        spies
+          .flatMap((spy) => spy.mock.results.map((r) => r.value))
+          .reduce<number>((sum, value) => sum + (Array.isArray(value) ? value.length : 1), 0),
+    };
+  };
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  it('an hourly COUNT=1000 rule of touching occurrences: expanded once, not walked once per occurrence', () => {
+    const window = recurring('FREQ=HOURLY;COUNT=1000', '2026-01-01T00:00:00Z', HOUR, 'Europe/Berlin');
+    const q = queries();
+    const answer = windowAt(window, at('2026-01-21T20:30:00Z'));
+    // Every occurrence touches the next: one covering to the last occurrence's end.
+    expect(answer).toEqual(result(true, '2026-02-11T16:00:00Z', 'in_progress', '2026-01-21T21:00:00Z'));
+    expect(q.total()).toBe(1);
+    expect(q.returned()).toBe(1000);
+  });
+
+  it('an endless hourly rule of touching occurrences: a few queries near the instant, within the horizon', () => {
+    const window = recurring('FREQ=HOURLY', '2026-01-01T00:00:00Z', HOUR, 'UTC');
+    const now = at('2026-03-01T10:30:00Z');
+    const q = queries();
+    const answer = windowAt(window, now);
+    expect(answer.coverEndsAt).toBe(at('2026-03-01T10:00:00Z') + MERGE_HORIZON_SECONDS + HOUR);
+    expect(q.total()).toBeLessThanOrEqual(3);
+    expect(q.returned()).toBeLessThanOrEqual(MERGE_HORIZON_SECONDS / HOUR + 3);
+  });
+});
+
 describe('appliesTo', () => {
   it('[] means every monitor, a list only those', () => {
     expect(appliesTo([], 'a'.repeat(24))).toBe(true);
@@ -175,6 +225,7 @@ describe('rruleProblem and timeZoneProblem', () => {
     'FREQ=MONTHLY;BYDAY=1SA',
     'FREQ=HOURLY;COUNT=5',
     'FREQ=DAILY;UNTIL=20271231T235959Z',
+    'FREQ=DAILY;BYHOUR=1,2,3;BYMINUTE=30;BYSECOND=0',
   ])('accepts %s', (rule) => expect(rruleProblem(rule)).toBeNull());
   it.each<[unknown, string]>([
     ['', 'must be an RFC 5545 RRULE'],
@@ -188,6 +239,8 @@ describe('rruleProblem and timeZoneProblem', () => {
     ['FREQ=DAILY;INTERVAL=0', 'INTERVAL must be a positive integer'],
     ['FREQ=HOURLY;COUNT=1001', 'COUNT must be at most 1000'],
     ['FREQ=DAILY;UNTIL=2027', 'UNTIL must be a UTC date-time'],
+    ['FREQ=HOURLY;BYMINUTE=0,30', 'BYMINUTE must be one value'],
+    ['FREQ=DAILY;BYHOUR=3;BYMINUTE=0;BYSECOND=0,1,2', 'BYSECOND must be one value'],
     ['FREQ=DAILY;COUNT=2;UNTIL=20271231T235959Z', 'both COUNT and UNTIL'],
     ['BYDAY=SU', 'must include FREQ'],
     ['FREQ=WEEKLY;BYDAY=XX', 'is not a valid RRULE'],

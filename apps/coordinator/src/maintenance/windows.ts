@@ -30,13 +30,18 @@ export interface WindowAt {
   nextStartAt: number | null;
 }
 
-/** Merging touching occurrences stops after this many (an hourly rule with a 1 h duration covers for ever). */
-const MERGE_LIMIT = 1000;
+/**
+ * Occurrences that touch or overlap are merged into one covering, looked for this far after the
+ * start of the one under way (an hourly rule with a 1 h duration covers for ever): at most 25
+ * occurrences a day (recurrence.ts), so at most about 800 are expanded. A longer covering is
+ * seen to end there, and to go on when that instant is asked about.
+ */
+export const MERGE_HORIZON_SECONDS = 31 * 86_400;
 
 export function windowAt(window: WindowSchedule, now: number): WindowAt {
   let under: { start: number; end: number } | null = null;
   let next: number | null;
-  let following: ((after: number) => number | null) | null = null;
+  let following: ((after: number, until: number) => number[]) | null = null;
   if (window.rrule === null || window.duration === null) {
     const end = window.endsAt ?? window.startsAt;
     if (window.startsAt <= now && now < end) under = { start: window.startsAt, end };
@@ -46,7 +51,7 @@ export function windowAt(window: WindowSchedule, now: number): WindowAt {
     const latest = occurrences.latestAtOrBefore(now);
     if (latest !== null && now < latest + window.duration) under = { start: latest, end: latest + window.duration };
     next = occurrences.firstAfter(now);
-    following = (after) => occurrences.firstAfter(after);
+    following = (after, until) => occurrences.between(after, until);
   }
   if (!window.active) {
     return { covers: false, coverEndsAt: null, state: next === null ? 'ended' : 'scheduled', nextStartAt: next };
@@ -56,12 +61,9 @@ export function windowAt(window: WindowSchedule, now: number): WindowAt {
   }
   let end = under.end;
   if (following !== null && window.duration !== null) {
-    let start = under.start;
-    for (let i = 0; i < MERGE_LIMIT; i++) {
-      const n = following(start);
-      if (n === null || n > end) break;
+    for (const n of following(under.start, under.start + MERGE_HORIZON_SECONDS)) {
+      if (n > end) break;
       end = Math.max(end, n + window.duration);
-      start = n;
     }
   }
   return { covers: true, coverEndsAt: end, state: 'in_progress', nextStartAt: next };
