@@ -2,6 +2,8 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { PartitionManager } from '../../apps/coordinator/src/cluster/partition-manager.js';
 import { PARTITION_COUNT } from '../../apps/coordinator/src/cluster/partitions.js';
+import { StatusEvaluation } from '../../apps/coordinator/src/evaluation/status-evaluation.js';
+import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
 import { MonitorRoster } from '../../apps/coordinator/src/scheduling/monitor-roster.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
@@ -41,7 +43,8 @@ describeWithNats('heartbeat pings across coordinator replicas', () => {
     await db?.drop();
   });
 
-  it('a ping or a failure reported to the other replica decides the status on the owner', async () => {
+  /** A new heartbeat monitor: its id, ping token, owner and the other replica (partitions shared out first). */
+  const heartbeat = async (apiKey: string) => {
     const [a, b] = replicas as [RunningCoordinator, RunningCoordinator];
     // The partitions are shared out first (each replica holds some, together all of them): otherwise a
     // handover between the ping and the failure could hand the failure to a replica that no longer
@@ -54,7 +57,6 @@ describeWithNats('heartbeat pings across coordinator replicas', () => {
       },
       30_000,
     );
-    const { apiKey } = await a.newAccount('replicas');
     const created = await a.client(apiKey).post('/api/monitors', {
       name: 'cron',
       settings: { heartbeat: { period: 3600, grace: 300 } },
@@ -72,11 +74,47 @@ describeWithNats('heartbeat pings across coordinator replicas', () => {
       30_000,
     );
     const other = owner === a ? b : a;
+    return { id, token, owner, other };
+  };
+
+  it('a ping or a failure reported to the other replica decides the status on the owner', async () => {
+    const { apiKey } = await replicas[0]!.newAccount('replicas');
+    const { id, token, owner, other } = await heartbeat(apiKey);
     const status = async () => (await owner.client(apiKey).get(`/api/monitors/${id}`)).body.data.last_status;
 
     expect((await fetch(`${other.baseUrl}/ping/${token}`)).status).toBe(200);
     await waitFor('up on the owner', async () => ((await status()) === 'up' ? true : undefined), 15_000);
     expect((await fetch(`${other.baseUrl}/ping/${token}/fail`, { method: 'POST' })).status).toBe(200);
     await waitFor('down on the owner', async () => ((await status()) === 'down' ? true : undefined), 15_000);
+  }, 90_000);
+
+  it('a failure reported to the other replica in a maintenance window: stored in maintenance, not evaluated', async () => {
+    const { apiKey } = await replicas[0]!.newAccount('replicas in maintenance');
+    const { id, token, owner, other } = await heartbeat(apiKey);
+    const status = async () => (await owner.client(apiKey).get(`/api/monitors/${id}`)).body.data.last_status;
+    expect((await fetch(`${other.baseUrl}/ping/${token}`)).status).toBe(200);
+    await waitFor('up on the owner', async () => ((await status()) === 'up' ? true : undefined), 15_000);
+    // Made through the replica that takes the ping: the owner's calendar learns of it only later.
+    const now = Math.floor(Date.now() / 1000);
+    const window = await other.client(apiKey).post('/api/maintenance_windows', {
+      name: 'backup rework',
+      monitors: [id],
+      starts_at: now - 60,
+      ends_at: now + 3600,
+    });
+    expect(window.status).toBe(201);
+    const waiting = owner.app.get(StatusEvaluation).waitingForWindows;
+
+    expect((await fetch(`${other.baseUrl}/ping/${token}/fail`, { method: 'POST' })).status).toBe(200);
+    await other.app.get(ResultsWriter).flush();
+    const checks = (await owner.client(apiKey).get(`/api/monitors/${id}/checks?per_page=10`)).body.data.checks as any[];
+    expect(checks[0]).toMatchObject({ status: 'down', in_maintenance: true });
+    // The owner took it as an owner-handled ping in the window: waiting for the window's end, not down.
+    await waitFor(
+      'the owner waiting for the window',
+      () => Promise.resolve(owner.app.get(StatusEvaluation).waitingForWindows > waiting ? true : undefined),
+      15_000,
+    );
+    expect(await status()).toBe('up');
   }, 90_000);
 });

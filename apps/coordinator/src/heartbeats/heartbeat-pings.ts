@@ -5,6 +5,7 @@ import { CoordinatorConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import { ResultIngest } from '../evaluation/result-ingest.js';
 import { ResultsWriter } from '../history/results-writer.js';
+import { MaintenanceCalendar, type Cover } from '../maintenance/maintenance-calendar.js';
 import { MonitorsRepository } from '../monitors/monitors.repository.js';
 import { NATS_LINK } from '../probing/nats-connection.js';
 import { rateLimitHeaders } from '../rate-limit/rate-limiter.js';
@@ -12,10 +13,16 @@ import { MonitorRoster } from '../scheduling/monitor-roster.js';
 import { heartbeatResult, isTokenShaped } from './heartbeat.js';
 import { PingLimiter } from './ping-limiter.js';
 
-/** What a replica that took a ping tells the others: the result, for the monitor's owner to evaluate. */
+/**
+ * What a replica that took a ping tells the others: the result, for the monitor's owner to
+ * evaluate, and the maintenance window it found covering the monitor (null: none), so that the
+ * owner evaluates the result as it was stored (docs/decisions/0026-maintenance-windows.md).
+ * A notice without `cover` (an older replica) is judged by the owner's own calendar.
+ */
 export interface PingNotice {
   origin: string;
   result: ProbeResult;
+  cover?: Cover | null;
 }
 
 const NOT_FOUND = () => new AppError('NOT_FOUND', 'No heartbeat monitor has this ping URL.');
@@ -42,6 +49,7 @@ export class HeartbeatPings {
     private readonly config: CoordinatorConfig,
     @Inject(NATS_LINK) private readonly link: NatsLink | null,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly maintenance: MaintenanceCalendar,
   ) {
     this.subject = subjectsFor(config.NATS_SUBJECT_PREFIX).heartbeatPing;
   }
@@ -71,8 +79,11 @@ export class HeartbeatPings {
       });
       return;
     }
-    this.results.add(result);
-    this.forward(result);
+    // Flagged and judged as the owner would have: one look at the calendar, stored and sent with it.
+    const at = Math.floor(now / 1000);
+    const cover = this.maintenance.coverOf(monitor.accountId, monitor.id, at);
+    this.results.add(result, at, cover !== null);
+    this.forward(result, cover);
   }
 
   /** A ping another replica took (HeartbeatPingController): evaluated here when this replica owns the monitor. */
@@ -86,22 +97,32 @@ export class HeartbeatPings {
     if (!monitor || monitor.monitorType !== 'heartbeat' || !this.roster.owns(monitor.id)) return;
     // Rebuilt from the fields that matter, so a malformed notice cannot carry anything else in.
     const event = result.status === 'up' ? { kind: 'ping' as const } : { kind: 'fail' as const };
+    const rebuilt = heartbeatResult(monitor.id, event, result.scheduled_at ?? 0);
     await this.ingest
-      .acceptEvaluated(monitor, { regionIndex: 0 }, heartbeatResult(monitor.id, event, result.scheduled_at ?? 0))
+      .acceptEvaluated(monitor, { regionIndex: 0 }, rebuilt, coverOf(notice.cover))
       .catch((error: unknown) => {
         this.logger.warn(`ping of ${monitor.id} from another replica not evaluated: ${String(error)}`);
       });
   }
 
-  private forward(result: ProbeResult): void {
+  private forward(result: ProbeResult, cover: Cover | null): void {
     const nats = this.link?.connection;
     if (!nats || nats.isClosed() || nats.isDraining()) {
       // One process without NATS owns every partition it checks; with CHECKS_ENABLED=false another
       // replica evaluates, and without a notice it sees the ping when the deadline comes (heartbeat-watch.ts).
       return;
     }
-    const notice: PingNotice = { origin: this.config.COORDINATOR_ID, result };
+    const notice: PingNotice = { origin: this.config.COORDINATOR_ID, result, cover };
     nats.publish(this.subject, JSON.stringify(notice));
     this.logger.debug(`ping of ${result.monitor_id} sent to its owner`);
   }
+}
+
+/** The cover a notice carries: null when it says none, undefined (ask the owner's calendar) when absent or malformed. */
+function coverOf(cover: unknown): Cover | null | undefined {
+  if (cover === null) return null;
+  const { endsAt, windowId } = (cover ?? {}) as Partial<Record<keyof Cover, unknown>>;
+  return typeof endsAt === 'number' && Number.isSafeInteger(endsAt) && typeof windowId === 'string'
+    ? { endsAt, windowId }
+    : undefined;
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HistoryModule } from '../history/history.module.js';
+import { MaintenanceModule } from '../maintenance/maintenance.module.js';
 import { MonitorsModule } from '../monitors/monitors.module.js';
 import { ProbingModule } from '../probing/probing.module.js';
 import { HeartbeatPingController } from './heartbeat-ping.controller.js';
@@ -14,7 +15,7 @@ import { HeartbeatsController } from './heartbeats.controller.js';
  * notifications work as for probes.
  */
 @Module({
-  imports: [ProbingModule, MonitorsModule, HistoryModule],
+  imports: [ProbingModule, MonitorsModule, HistoryModule, MaintenanceModule],
   controllers: [HeartbeatsController, HeartbeatPingController],
   providers: [HeartbeatPings, HeartbeatWatch],
   exports: [HeartbeatWatch],
