@@ -65,6 +65,27 @@ describe.each([
     expect((await api.post('/api/monitors', monitor({ https: { url: 'http://localhost/' } }))).status).toBe(201);
   });
 
+  it('refuses a dns monitor whose own resolver is forbidden, on create and on update (0024)', async () => {
+    const blocked = policy === 'strict' ? '[::1]:5353' : '169.254.169.254';
+    const dns = (resolver: string) => monitor({ dns: { url: 'dns://example.com', resolver } });
+    const detail = {
+      field: 'settings.dns.resolver',
+      message: expect.stringMatching(/^is blocked by egress policy \(destination_not_allowed\): /),
+    };
+    const created = await api.post('/api/monitors', dns(blocked));
+    expect(created.status).toBe(422);
+    expect(created.body.error.details).toEqual([detail]);
+    const ok = await api.post('/api/monitors', dns('9.9.9.9'));
+    expect(ok.status).toBe(201);
+    const id = ok.body.data.id as string;
+    const updated = await api.put(`/api/monitors/${id}`, {
+      settings: { dns: { url: 'dns://example.com', resolver: blocked } },
+    });
+    expect(updated.status).toBe(422);
+    expect(updated.body.error.details).toEqual([detail]);
+    expect((await api.get(`/api/monitors/${id}`)).body.data.settings.dns.resolver).toBe('9.9.9.9');
+  });
+
   it('refuses a contact whose URL is a forbidden literal, on create and on update', async () => {
     const blocked = refused[0].startsWith('http') ? refused[0] : 'http://169.254.169.254/';
     const created = await api.post('/api/contacts', { name: 'hook', channel: 'webhook', details: { url: blocked } });

@@ -1,4 +1,4 @@
-import { literalAddressOf } from '#contracts';
+import { literalAddressOf, parseResolver } from '#contracts';
 import { EGRESS_MESSAGE, EGRESS_REASON, egressProblem, type Egress } from '#runtime';
 import type { FieldProblem } from '../errors.js';
 
@@ -8,8 +8,20 @@ import type { FieldProblem } from '../errors.js';
  * connect time only (their addresses change).
  */
 export function literalEgressProblem(field: string, url: unknown, policy: Egress): FieldProblem[] {
-  if (typeof url !== 'string') return [];
-  const address = literalAddressOf(url);
+  return typeof url === 'string' ? addressEgressProblem(field, literalAddressOf(url), policy) : [];
+}
+
+/**
+ * A DNS monitor's own resolver (docs/decisions/0024-dns-monitors.md) is an address Picket's
+ * agents send queries to: refused on save like a target, with the same detail.
+ */
+export function resolverEgressProblem(field: string, resolver: unknown, policy: Egress): FieldProblem[] {
+  return typeof resolver === 'string'
+    ? addressEgressProblem(field, parseResolver(resolver)?.address ?? null, policy)
+    : [];
+}
+
+function addressEgressProblem(field: string, address: string | null, policy: Egress): FieldProblem[] {
   const problem = address === null ? null : egressProblem(address, policy);
   return problem === null ? [] : [{ field, message: `is ${EGRESS_MESSAGE} (${EGRESS_REASON}): ${problem}` }];
 }

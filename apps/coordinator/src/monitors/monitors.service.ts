@@ -4,7 +4,7 @@ import { CLOCK, newObjectId, unixSeconds, type Clock } from '#runtime';
 import type { CreateGate } from '../auth/account-gate.js';
 import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
 import { checkInput, isPlainObject } from '#validation';
-import { literalEgressProblem } from '../common/egress-check.js';
+import { literalEgressProblem, resolverEgressProblem } from '../common/egress-check.js';
 import { CoordinatorConfig } from '../config.js';
 import { notFound, validationError } from '../errors.js';
 import { newHeartbeatToken } from '../heartbeats/heartbeat.js';
@@ -174,11 +174,13 @@ export class MonitorsService {
     if (regions) throw validationError([{ field: 'regions', message: regions }]);
     // Only a probed type has a target the egress policy judges; a heartbeat is never connected to.
     if (isProbedType(monitor.monitorType)) {
-      const blocked = literalEgressProblem(
-        `settings.${monitor.monitorType}.url`,
-        (monitor.settings as ProbedSettings).url,
-        this.config.egress(),
-      );
+      const settings = monitor.settings as ProbedSettings;
+      const blocked = [
+        ...literalEgressProblem(`settings.${monitor.monitorType}.url`, settings.url, this.config.egress()),
+        ...('resolver' in settings
+          ? resolverEgressProblem(`settings.${monitor.monitorType}.resolver`, settings.resolver, this.config.egress())
+          : []),
+      ];
       if (blocked.length > 0) throw validationError(blocked);
     }
     try {
