@@ -8,7 +8,7 @@ import {
   loadEnv,
   LOG_FORMATS,
   LOG_LEVELS,
-  maskNatsServers,
+  maskUrlList,
   NATS_URL_MESSAGE,
   NATS_URL_PATTERN,
   natsSecurityProblems,
@@ -42,7 +42,7 @@ export class AgentConfig extends NatsEnv {
    */
   @Expose()
   @Matches(NATS_URL_PATTERN, { message: NATS_URL_MESSAGE })
-  @Secret(maskNatsServers)
+  @Secret(maskUrlList)
   NATS_URL!: string;
 
   /** Prefix of the NATS subjects; the same on coordinators and agents (default `picket`). */

@@ -8,7 +8,8 @@ import {
   ConfigError,
   digitsToInt,
   loadEnv,
-  maskNatsServers,
+  maskUrlCredentials,
+  maskUrlList,
   NATS_URL_MESSAGE,
   NATS_URL_PATTERN,
   natsSecurityProblems,
@@ -34,7 +35,7 @@ import { loadTlsFiles } from './config/tls-files.js';
 export class CoordinatorConfig extends NatsEnv {
   /** `sqlite:<path>` (embedded default) or `postgres://user@host:port/db`. */
   @Expose()
-  @Secret(maskNatsServers)
+  @Secret(maskUrlCredentials)
   @Matches(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, { message: 'must be sqlite:<path> or postgres://…' })
   DATABASE_URL = 'sqlite:./data/picket.db';
 
@@ -153,7 +154,7 @@ export class CoordinatorConfig extends NatsEnv {
   @Expose()
   @IsOptional()
   @Matches(NATS_URL_PATTERN, { message: NATS_URL_MESSAGE })
-  @Secret(maskNatsServers)
+  @Secret(maskUrlList)
   NATS_URL?: string;
 
   /** Prefix of the NATS subjects; the same on coordinators and agents (default `picket`). */
@@ -258,7 +259,7 @@ export class CoordinatorConfig extends NatsEnv {
   /** SMTP relay for e-mail contacts: `smtp://user:pass@host:587` (STARTTLS) or `smtps://…:465`. */
   @Expose()
   @IsOptional()
-  @Secret(maskNatsServers)
+  @Secret(maskUrlCredentials)
   @Matches(/^smtps?:\/\/[^\s]+$/, { message: 'must be smtp://user:pass@host:port or smtps://…' })
   SMTP_URL?: string;
 

@@ -6,6 +6,7 @@ export * from './object-id.js';
 export * from './metrics.js';
 export * from './version.js';
 export * from './nats.js';
+export * from './mask-url.js';
 export * from './network.js';
 export * from './egress.js';
 export * from './egress-env.js';

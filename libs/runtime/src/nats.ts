@@ -10,6 +10,7 @@ import {
   type Subscription,
 } from '@nats-io/transport-node';
 import { within } from './within.js';
+import { maskUrlList } from './mask-url.js';
 
 export type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 
@@ -124,7 +125,7 @@ export class NatsLink {
     private readonly logger: NatsLinkLogger,
     private readonly options: NatsLinkOptions,
   ) {
-    this.display = maskNatsServers(servers);
+    this.display = maskUrlList(servers);
   }
 
   /** True only while the connection is up. */
@@ -360,22 +361,6 @@ export class NatsLink {
 
 /** `scheme://userinfo@` at the start of one server entry (the scheme is optional, as for the client). */
 const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)?([^/?#]*)@/i;
-
-/**
- * The server list (or any comma-separated URLs: DATABASE_URL, SMTP_URL) with credentials masked,
- * for logs and messages: `nats://user:***@host:4222`,
- * and a token alone (`nats://token@host`) as `nats://***@host`.
- */
-export function maskNatsServers(servers: string): string {
-  return splitServers(servers)
-    .map((server) =>
-      server.replace(USERINFO, (_all, scheme: string | undefined, userinfo: string) => {
-        const colon = userinfo.indexOf(':');
-        return `${scheme ?? ''}${colon === -1 ? '***' : `${userinfo.slice(0, colon)}:***`}@`;
-      }),
-    )
-    .join(', ');
-}
 
 type ClientSecurityOptions = Pick<
   NodeConnectionOptions,
