@@ -459,7 +459,7 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
     });
   });
 
-  describe('notification rules (DECISIONS §13)', () => {
+  describe('notification rules', () => {
     const DEFAULTS = { delay_seconds: 0, repeat_interval_seconds: 0, escalation: [] };
 
     it('are returned on every type with the defaults, stored as given, and replaced whole by PUT', async () => {

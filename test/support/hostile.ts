@@ -258,7 +258,7 @@ function monitorFields(contactIds: readonly string[]) {
   };
 }
 
-/** Valid `notification_rules` (DECISIONS §13): any subset of the keys, steps strictly increasing. */
+/** Valid `notification_rules`: any subset of the keys, steps strictly increasing. */
 function notificationRules(contactIds: readonly string[]): fc.Arbitrary<JsonObject> {
   const stepContacts =
     contactIds.length > 0 ? fc.uniqueArray(fc.constantFrom(...contactIds), { maxLength: 3 }) : fc.constant([]);

@@ -1,7 +1,7 @@
 import { arrayOf, described, integer, isPlainObject, objectIdString, record, type Checker } from '#validation';
 
 /**
- * A monitor's notification rules (DECISIONS §13, docs/decisions/0029-notification-rules.md), as
+ * A monitor's notification rules (docs/decisions/0029-notification-rules.md), as
  * the API shows them and as stored (the `notification_rules` JSON column; null = the defaults).
  */
 export interface NotificationRules {
