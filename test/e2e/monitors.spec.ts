@@ -67,6 +67,7 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
         regions: ['eu-west-1'],
         settings: { https: { url: 'https://example.com/', check_certificate_expiration: false } },
         contacts: [],
+        notification_rules: { delay_seconds: 0, repeat_interval_seconds: 0, escalation: [] },
         last_status: 'pending',
         last_status_change: created,
         last_checked_at: null,
@@ -455,6 +456,96 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
       expect((await client.get(`/api/monitors/${a.id}`)).body.data.contacts).toEqual([keep]);
       expect((await client.get(`/api/monitors/${b.id}`)).body.data.contacts).toEqual([]);
       expectValidationError(await client.put(`/api/monitors/${b.id}`, { contacts: [gone] }), 'contacts[0]');
+    });
+  });
+
+  describe('notification rules', () => {
+    const DEFAULTS = { delay_seconds: 0, repeat_interval_seconds: 0, escalation: [] };
+
+    it('are returned on every type with the defaults, stored as given, and replaced whole by PUT', async () => {
+      const client = await account();
+      const a = await createContact(client, 'a');
+      const b = await createContact(client, 'b');
+      const heartbeat = await client.post('/api/monitors', {
+        name: 'beat',
+        settings: { heartbeat: { period: 300, grace: 60 } },
+      });
+      expect(heartbeat.body.data.notification_rules).toEqual(DEFAULTS);
+      const dns = await client.post(
+        '/api/monitors',
+        monitorBody({ settings: { dns: { url: 'dns://example.com', record_type: 'A' } } }),
+      );
+      expect(dns.body.data.notification_rules).toEqual(DEFAULTS);
+      const rules = {
+        delay_seconds: 120,
+        repeat_interval_seconds: 900,
+        escalation: [
+          { after_seconds: 600, contacts: [b] },
+          { after_seconds: 1800, contacts: [a, b] },
+        ],
+      };
+      const m = await createMonitor(client, { contacts: [a], notification_rules: rules });
+      expect(m.notification_rules).toEqual(rules);
+      expect((await client.get(`/api/monitors/${m.id}`)).body.data.notification_rules).toEqual(rules);
+      // Another field changes nothing of the rules; the rules, given, replace the stored ones whole.
+      expect((await client.put(`/api/monitors/${m.id}`, { name: 'renamed' })).body.data.notification_rules).toEqual(
+        rules,
+      );
+      const put = await client.put(`/api/monitors/${m.id}`, { notification_rules: { delay_seconds: 30 } });
+      expect(put.body.data.notification_rules).toEqual({ ...DEFAULTS, delay_seconds: 30 });
+      expect((await client.get(`/api/monitors/${m.id}`)).body.data.notification_rules).toEqual({
+        ...DEFAULTS,
+        delay_seconds: 30,
+      });
+    });
+
+    it('refuses bad rules and other accounts’ contacts, naming the field, and changes nothing', async () => {
+      const { client } = await c.newAccount('rules');
+      const { client: other } = await c.newAccount('rules other');
+      const own = await createContact(client, 'own');
+      const foreign = await createContact(other, 'foreign');
+      const step = (after_seconds: number, contacts: string[] = []) => ({ after_seconds, contacts });
+      const refused = async (notification_rules: unknown, field: string) =>
+        expectValidationError(await client.post('/api/monitors', monitorBody({ notification_rules })), field);
+      await refused({ delay_seconds: 3601 }, 'notification_rules');
+      await refused({ repeat_interval_seconds: 60 }, 'notification_rules');
+      await refused({ escalation: [step(300), step(300)] }, 'notification_rules');
+      await refused({ escalation: [step(59)] }, 'notification_rules');
+      await refused({ escalation: [60, 120, 180, 240, 300, 360].map((s) => step(s)) }, 'notification_rules');
+      await refused(
+        { escalation: [step(60, [own]), step(120, [own, foreign])] },
+        'notification_rules.escalation[1].contacts[1]',
+      );
+      await refused({ escalation: [step(60, [UNKNOWN_ID])] }, 'notification_rules.escalation[0].contacts[0]');
+      const m = await createMonitor(client, {});
+      expectValidationError(
+        await client.put(`/api/monitors/${m.id}`, { notification_rules: { escalation: [step(60, [foreign])] } }),
+        'notification_rules.escalation[0].contacts[0]',
+      );
+      const list = await client.get('/api/monitors');
+      expect(list.body.data.monitors.map((x: { id: string }) => x.id)).toEqual([m.id]);
+      expect(list.body.data.monitors[0].notification_rules).toEqual(DEFAULTS);
+    });
+
+    it('drops a deleted contact from every escalation step (the step stays)', async () => {
+      const client = await account();
+      const keep = await createContact(client, 'keep');
+      const gone = await createContact(client, 'gone');
+      const m = await createMonitor(client, {
+        notification_rules: {
+          escalation: [
+            { after_seconds: 60, contacts: [gone] },
+            { after_seconds: 120, contacts: [keep, gone] },
+          ],
+        },
+      });
+      expect((await client.delete(`/api/contacts/${gone}`)).status).toBe(204);
+      expect((await client.get(`/api/monitors/${m.id}`)).body.data.notification_rules.escalation).toEqual([
+        { after_seconds: 60, contacts: [] },
+        { after_seconds: 120, contacts: [keep] },
+      ]);
+      // And the monitor stays writable as it is.
+      expect((await client.put(`/api/monitors/${m.id}`, { name: 'still fine' })).status).toBe(200);
     });
   });
 

@@ -254,7 +254,55 @@ function monitorFields(contactIds: readonly string[]) {
     regions: fc.uniqueArray(fc.constantFrom(...REGION_IDS), { minLength: 1, maxLength: 4 }),
     contacts:
       contactIds.length > 0 ? fc.uniqueArray(fc.constantFrom(...contactIds), { maxLength: 3 }) : fc.constant([]),
+    notification_rules: notificationRules(contactIds),
   };
+}
+
+/** Valid `notification_rules`: any subset of the keys, steps strictly increasing. */
+function notificationRules(contactIds: readonly string[]): fc.Arbitrary<JsonObject> {
+  const stepContacts =
+    contactIds.length > 0 ? fc.uniqueArray(fc.constantFrom(...contactIds), { maxLength: 3 }) : fc.constant([]);
+  const escalation = fc
+    .uniqueArray(fc.integer({ min: 60, max: 86_400 }), { maxLength: 5 })
+    .chain((afters) =>
+      fc.tuple(
+        ...[...afters]
+          .sort((a, b) => a - b)
+          .map((after_seconds) => stepContacts.map((contacts) => ({ after_seconds, contacts }))),
+      ),
+    );
+  return fc.record(
+    {
+      delay_seconds: fc.integer({ min: 0, max: 3600 }),
+      repeat_interval_seconds: fc.oneof(fc.constant(0), fc.integer({ min: 300, max: 86_400 })),
+      escalation,
+    },
+    { requiredKeys: [] },
+  ) as fc.Arbitrary<JsonObject>;
+}
+
+/** Number slots inside `notification_rules`: the delay, the interval, a single step's time. */
+const RULE_NUMBERS: { path: Path; accepts: (v: unknown) => boolean }[] = [
+  { path: ['notification_rules', 'delay_seconds'], accepts: (v) => integerIn(0, 3600)(v) },
+  {
+    path: ['notification_rules', 'repeat_interval_seconds'],
+    accepts: (v) => v === 0 || integerIn(300, 86_400)(v),
+  },
+  { path: ['notification_rules', 'escalation', 0, 'after_seconds'], accepts: (v) => integerIn(60, 86_400)(v) },
+];
+
+/** Rules that must be refused: steps not increasing, six steps, another account's or an unknown contact in a step. */
+function invalidRules(valid: fc.Arbitrary<JsonObject>, foreignContactId: string): fc.Arbitrary<JsonObject> {
+  const step = (after_seconds: number, contacts: string[] = []) => ({ after_seconds, contacts });
+  const bad = fc.constantFrom<JsonObject>(
+    { escalation: [step(600), step(600)] },
+    { escalation: [step(600), step(300)] },
+    { escalation: [60, 120, 180, 240, 300, 360].map((s) => step(s)) },
+    { escalation: [step(60, [foreignContactId])] },
+    { escalation: [step(60, ['ffffffffffffffffffffffff'])] },
+    { repeat_interval_seconds: 299 },
+  );
+  return fc.tuple(valid, bad).map(([body, notification_rules]) => ({ ...body, notification_rules }));
 }
 
 /** A valid POST /api/monitors body; `contactIds` are contacts of the requesting account. */
@@ -534,14 +582,22 @@ function monitorSchema(valid: fc.Arbitrary<JsonObject>, foreignContactId: string
   const keys = Object.keys(MONITOR_NUMBERS) as (keyof typeof MONITOR_NUMBERS)[];
   return {
     valid,
-    alsoInvalid: foreignContacts(valid, foreignContactId),
+    alsoInvalid: fc.oneof(foreignContacts(valid, foreignContactId), invalidRules(valid, foreignContactId)),
     nameField: 'name',
     readOnly: MONITOR_READ_ONLY,
-    numbers: fc.tuple(valid, fc.constantFrom(...keys)).map(([body, key]) => ({
-      body,
-      path: [key],
-      accepts: integerIn(MONITOR_NUMBERS[key].min, MONITOR_NUMBERS[key].max),
-    })),
+    numbers: fc.oneof(
+      fc.tuple(valid, fc.constantFrom(...keys)).map(([body, key]) => ({
+        body,
+        path: [key],
+        accepts: integerIn(MONITOR_NUMBERS[key].min, MONITOR_NUMBERS[key].max),
+      })),
+      // A body whose rules have exactly one step, so its time alone decides.
+      fc.tuple(valid, fc.constantFrom(...RULE_NUMBERS)).map(([body, slot]) => ({
+        body: { ...body, notification_rules: { escalation: [{ after_seconds: 600, contacts: [] }] } },
+        path: slot.path,
+        accepts: slot.accepts,
+      })),
+    ),
     crlf: monitorCrlf(valid),
   };
 }

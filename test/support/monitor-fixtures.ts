@@ -13,6 +13,7 @@ export const MONITOR_FIELDS = [
   'last_status',
   'last_status_change',
   'name',
+  'notification_rules',
   'regions',
   'settings',
   'timeout',

@@ -4,6 +4,7 @@ import { passCreateGate, type CreateGate } from '../auth/account-gate.js';
 import { pageOffset, type PageRequest } from '../common/pagination.js';
 import { Database } from '../database/database.js';
 import { SecretBox, SecretsKeyError } from '../secrets/secret-box.js';
+import { MonitorEntity } from '../monitors/monitor.entity.js';
 import { ContactEntity } from './contact.entity.js';
 import type { Channel } from './channels.js';
 import { channelsWithSecrets, hasSecretFields, joinSecrets, splitSecrets } from './contact-secrets.js';
@@ -122,11 +123,26 @@ export class ContactsRepository {
     });
   }
 
-  /** Deletes a contact; it leaves every monitor's contact list (foreign keys cascade). */
+  /**
+   * Deletes a contact; it leaves every monitor's contact list (foreign keys cascade) and every
+   * escalation step that names it (in the same transaction; a step left without contacts stays,
+   * docs/decisions/0029-notification-rules.md).
+   */
   async delete(accountId: string, id: string): Promise<boolean> {
     return this.db.transaction(async (m) => {
       const result = await m.delete(ContactEntity, { id, accountId });
-      return (result.affected ?? 0) > 0;
+      if ((result.affected ?? 0) === 0) return false;
+      const naming = await m
+        .createQueryBuilder(MonitorEntity, 'm')
+        .where('m.account_id = :accountId', { accountId })
+        .andWhere('m.notification_rules LIKE :id', { id: `%"${id}"%` })
+        .getMany();
+      for (const monitor of naming) {
+        const rules = monitor.notificationRules!;
+        const escalation = rules.escalation.map((s) => ({ ...s, contacts: s.contacts.filter((c) => c !== id) }));
+        await m.update(MonitorEntity, { id: monitor.id }, { notificationRules: { ...rules, escalation } });
+      }
+      return true;
     });
   }
 

@@ -17,6 +17,7 @@ import {
 import { PageQuery } from '../common/pagination.js';
 import { RegionsForType } from './monitor-regions.js';
 import { exactlyOneType, MonitorSettingsDto } from './monitor-settings.js';
+import { notificationRules, type NotificationRules } from './notification-rules.js';
 
 /** Bounds and defaults of the spec's Monitor table. */
 export const MONITOR_LIMITS = {
@@ -56,6 +57,8 @@ export class CreateMonitorDto {
   @Field(failThreshold, { optional: true }) fail_threshold?: number;
   @Field(regionList, { optional: true }) @RegionsForType() regions?: RegionId[];
   @Field(contactList, { optional: true }) contacts?: string[];
+  /** Replaces the monitor's rules as a whole; a key left out takes its default. */
+  @Field(notificationRules, { optional: true }) notification_rules?: Partial<NotificationRules>;
 }
 
 /** PUT: the same fields, all optional; only supplied fields change. */
@@ -74,6 +77,8 @@ export class UpdateMonitorDto {
   @Field(failThreshold, { optional: true }) fail_threshold?: number;
   @Field(regionList, { optional: true }) regions?: RegionId[];
   @Field(contactList, { optional: true }) contacts?: string[];
+  /** Replaces the monitor's rules as a whole; a key left out takes its default. */
+  @Field(notificationRules, { optional: true }) notification_rules?: Partial<NotificationRules>;
 }
 
 export const MONITOR_SORTS = ['name', 'created_at', 'updated_at'] as const;

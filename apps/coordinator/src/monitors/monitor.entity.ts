@@ -4,6 +4,7 @@ import { AccountEntity } from '../auth/account.entity.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
 import { epochSeconds, jsonText } from '../database/columns.js';
 import type { MonitorSettings } from '#contracts';
+import type { NotificationRules } from './notification-rules.js';
 
 /** The stored status, the evaluator's; the API may show `unknown` over it (see monitor-status.ts). */
 export type LastStatus = 'pending' | 'up' | 'down';
@@ -73,6 +74,14 @@ export class MonitorEntity {
    */
   @Column({ name: 'last_checked_at', type: 'bigint', nullable: true, transformer: epochSeconds })
   lastCheckedAt!: number | null;
+
+  /**
+   * Delay, reminders and escalation (docs/decisions/0029-notification-rules.md); null (rows
+   * older than the rules) reads as the defaults. Escalation contacts are ids of the account's
+   * contacts; deleting a contact takes it out of every step (ContactsRepository.delete).
+   */
+  @Column({ name: 'notification_rules', type: 'text', nullable: true, transformer: jsonText })
+  notificationRules!: NotificationRules | null;
 
   @Column({ name: 'created_at', type: 'bigint', transformer: epochSeconds })
   createdAt!: number;

@@ -2,6 +2,7 @@ import type { HeartbeatSettings, MonitorType, RegionId } from '#contracts';
 import type { SettingsByType } from '#contracts';
 import { pingUrlOf } from '../heartbeats/heartbeat.js';
 import type { MonitorEntity } from './monitor.entity.js';
+import { rulesWithDefaults, type NotificationRules } from './notification-rules.js';
 import { effectiveStatus, type EffectiveStatus } from './monitor-status.js';
 import type { MonitorRecord } from './monitors.repository.js';
 
@@ -16,6 +17,8 @@ export interface MonitorJson {
   regions: RegionId[];
   settings: Partial<Omit<SettingsByType, 'heartbeat'>> & { heartbeat?: HeartbeatSettings & { ping_url: string } };
   contacts: string[];
+  /** Always present, with the defaults filled in. */
+  notification_rules: NotificationRules;
   /** The stored status, or `unknown` over it when Picket has not seen the monitor for 3 intervals. */
   last_status: EffectiveStatus;
   last_status_change: number;
@@ -46,6 +49,7 @@ export function toMonitorJson(
     regions: monitor.regions,
     settings: settingsJson(monitor, pingBase),
     contacts: contactIds,
+    notification_rules: rulesWithDefaults(monitor.notificationRules),
     last_status: effectiveStatus(monitor, nowSeconds),
     last_status_change: monitor.lastStatusChange,
     last_checked_at: monitor.lastCheckedAt,

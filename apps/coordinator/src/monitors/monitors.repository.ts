@@ -97,7 +97,11 @@ export class MonitorsRepository {
           const count = (tx: EntityManager) => tx.countBy(MonitorEntity, { accountId: monitor.accountId });
           await passCreateGate(m, this.db.dialect, monitor.accountId, 'monitors', count, gate);
         }
-        if (contactIds !== undefined) await this.assertContactsOwned(m, monitor.accountId, contactIds);
+        // The escalation steps' contacts are judged on every save: a contact deleted since (its
+        // id left in a step by a concurrent save) is refused like a foreign one.
+        const escalation = (monitor.notificationRules?.escalation ?? []).flatMap((s) => s.contacts);
+        const named = [...new Set([...(contactIds ?? []), ...escalation])];
+        await this.assertContactsOwned(m, monitor.accountId, named);
         if (isNew) {
           await m.insert(MonitorEntity, monitor);
         } else {

@@ -14,6 +14,7 @@ import { MonitorEntity } from './monitor.entity.js';
 import { CreateMonitorDto, ListMonitorsQuery, MONITOR_LIMITS, UpdateMonitorDto } from './monitor.dto.js';
 import { toMonitorActivityJson, toMonitorJson, type MonitorJson } from './monitor.mapper.js';
 import { MonitorsRepository, UnknownContactsError, type MonitorRecord } from './monitors.repository.js';
+import { escalationContactPaths, rulesWithDefaults } from './notification-rules.js';
 
 export const DEFAULT_MONITORS_PER_PAGE = 50;
 
@@ -79,6 +80,7 @@ export class MonitorsService {
       monitorType: type,
       settings,
       heartbeatToken: type === 'heartbeat' ? newHeartbeatToken() : null,
+      notificationRules: rulesWithDefaults(dto.notification_rules),
       lastStatus: 'pending' as const,
       lastStatusChange: seconds,
       lastCheckedAt: null,
@@ -114,6 +116,7 @@ export class MonitorsService {
     if (dto.timeout !== undefined) monitor.timeout = dto.timeout;
     if (dto.fail_threshold !== undefined) monitor.failThreshold = dto.fail_threshold;
     if (dto.regions !== undefined) monitor.regions = dto.regions;
+    if (dto.notification_rules !== undefined) monitor.notificationRules = rulesWithDefaults(dto.notification_rules);
     if (dto.settings !== undefined) {
       const { type, settings } = splitSettings(dto.settings);
       monitor.monitorType = type;
@@ -188,12 +191,16 @@ export class MonitorsService {
       this.events.emit({ kind: 'saved', monitor });
     } catch (error) {
       if (!(error instanceof UnknownContactsError)) throw error;
-      const wanted = contactIds ?? [];
+      // Each unknown id under every field that names it: the contact list, the escalation steps.
+      const unknown = new Set(error.contactIds);
+      const named = [
+        ...(contactIds ?? []).map((id, i) => ({ id, field: `contacts[${i}]` })),
+        ...escalationContactPaths(rulesWithDefaults(monitor.notificationRules)),
+      ];
       throw validationError(
-        error.contactIds.map((id) => ({
-          field: `contacts[${wanted.indexOf(id)}]`,
-          message: 'is not a contact of this account',
-        })),
+        named
+          .filter(({ id }) => unknown.has(id))
+          .map(({ field }) => ({ field, message: 'is not a contact of this account' })),
       );
     }
   }

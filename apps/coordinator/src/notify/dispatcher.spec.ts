@@ -15,7 +15,8 @@ import { migrate } from '../database/migrate.js';
 import { IncidentEntity } from '../incidents/incident.entity.js';
 import { MonitorContactEntity, MonitorEntity } from '../monitors/monitor.entity.js';
 import { TransitionWriter } from '../transitions/transition.writer.js';
-import { Dispatcher } from './dispatcher.js';
+import { CLAIM_MS, Dispatcher } from './dispatcher.js';
+import { DEFAULT_NOTIFICATION_RULES, type NotificationRules } from '../monitors/notification-rules.js';
 import { NotificationAttemptEntity, NotificationEntity } from './notification.entity.js';
 import type { NotificationEvent } from './notification-event.js';
 import type { DeliveryOutcome, NotifierTable } from './notifier.js';
@@ -78,6 +79,7 @@ class Harness {
       new NotifyMetrics(createRegistry()),
       new ContactsRepository(this.db, ephemeralSecretBox()),
       this.clock,
+      this.outbox,
     );
     this.dispatcher.random = () => 0.5; // no jitter: exact schedule
     await this.dataSource.manager.insert(AccountEntity, {
@@ -308,6 +310,7 @@ describe.each(testDatabases())('outbox and dispatcher on $name', (kind) => {
       new NotifyMetrics(createRegistry()),
       new ContactsRepository(h.db, ephemeralSecretBox()),
       h.clock,
+      h.outbox,
     );
     h.clock.advance(1_000);
     await other.runOnce();
@@ -488,6 +491,226 @@ describe.each(testDatabases())('outbox and dispatcher on $name', (kind) => {
     });
     const [row] = await h.rows();
     expect(row!.state).toBe('pending');
+  });
+
+  describe('notification rules (docs/decisions/0029-notification-rules.md)', () => {
+    const rules = (r: Partial<NotificationRules>): Partial<MonitorEntity> => ({
+      notificationRules: { ...DEFAULT_NOTIFICATION_RULES, ...r },
+    });
+    const sent = (h: Harness) => h.calls.map((c) => [c.event.event, c.contactId]);
+
+    it('an outage shorter than the delay notifies nobody but is an incident; a longer one notifies once', async () => {
+      const h = await harness();
+      const a = await h.contact();
+      const m = await h.monitor([a], rules({ delay_seconds: 300 }));
+      await h.transition(m, 'down');
+      await h.dispatcher.runOnce();
+      h.clock.advance(299_000);
+      await h.dispatcher.runOnce();
+      await h.transition(m, 'up');
+      h.clock.advance(3_600_000);
+      await h.dispatcher.runOnce();
+      expect(h.calls).toEqual([]);
+      expect(await h.dataSource.manager.countBy(IncidentEntity, { monitorId: m })).toBe(1);
+      expect((await h.rows()).map((r) => [r.event, r.state])).toEqual([['monitor.down', 'cancelled']]);
+
+      await h.transition(m, 'down');
+      h.clock.advance(299_000);
+      await h.dispatcher.runOnce();
+      expect(h.calls).toEqual([]);
+      h.clock.advance(1_000);
+      await h.dispatcher.runOnce();
+      await h.dispatcher.runOnce();
+      h.clock.advance(60_000);
+      await h.transition(m, 'up');
+      await h.dispatcher.runOnce();
+      expect(sent(h)).toEqual([
+        ['monitor.down', a],
+        ['monitor.up', a],
+      ]);
+    });
+
+    it('escalation steps tell their contacts at their time, once each, and the recovery tells everyone told', async () => {
+      const h = await harness();
+      const a = await h.contact();
+      const b = await h.contact();
+      const c = await h.contact({ downAlertsOnly: true });
+      const off = await h.contact({ active: false });
+      const late = await h.contact();
+      const m = await h.monitor(
+        [a],
+        rules({
+          escalation: [
+            { after_seconds: 60, contacts: [b, a] },
+            { after_seconds: 120, contacts: [c, b, off] },
+            { after_seconds: 3600, contacts: [late] },
+          ],
+        }),
+      );
+      await h.transition(m, 'down');
+      await h.dispatcher.runOnce();
+      expect(sent(h)).toEqual([['monitor.down', a]]);
+      h.clock.advance(59_000);
+      await h.dispatcher.runOnce();
+      expect(h.calls).toHaveLength(1);
+      h.clock.advance(1_000);
+      await h.dispatcher.runOnce();
+      h.clock.advance(60_000);
+      await h.dispatcher.runOnce();
+      expect(sent(h)).toEqual([
+        ['monitor.down', a],
+        ['monitor.down', b],
+        ['monitor.down', c],
+      ]);
+      // Each contact's down has the outage's dedup key, whichever step told it.
+      expect(new Set(h.calls.map((x) => x.event.dedupKey)).size).toBe(1);
+      await h.transition(m, 'up'); // before the last step: `late` never hears of it
+      await h.dispatcher.runOnce();
+      h.clock.advance(7_200_000);
+      await h.dispatcher.runOnce();
+      expect(sent(h).slice(3)).toEqual([
+        ['monitor.up', a],
+        ['monitor.up', b],
+      ]);
+      expect((await h.rows({ contactId: late })).map((r) => [r.rule, r.state])).toEqual([['esc3', 'cancelled']]);
+    });
+
+    it("reminders go to every contact told, every interval, with the outage's key and opening ref, until the recovery", async () => {
+      const h = await harness();
+      const a = await h.contact();
+      const b = await h.contact();
+      const m = await h.monitor(
+        [a],
+        rules({ repeat_interval_seconds: 300, escalation: [{ after_seconds: 400, contacts: [b] }] }),
+      );
+      h.script = (event) => ({
+        class: 'ok',
+        status: 201,
+        detail: 'HTTP 201',
+        ref: event.event === 'monitor.down' ? `ref-${event.id}` : undefined,
+      });
+      const start = h.clock.now();
+      await h.transition(m, 'down');
+      for (let t = 0; t <= 950; t += 50) {
+        h.clock.set(start + t * 1000);
+        await h.dispatcher.runOnce();
+      }
+      h.clock.set(start + 975_000);
+      await h.transition(m, 'up');
+      await h.dispatcher.runOnce();
+      h.clock.advance(3_600_000);
+      await h.dispatcher.runOnce();
+      expect(h.calls.map((x) => [x.event.event, x.contactId, (x.at - start) / 1000])).toEqual([
+        ['monitor.down', a, 0],
+        ['monitor.down.reminder', a, 300],
+        ['monitor.down', b, 400],
+        ['monitor.down.reminder', a, 600],
+        ['monitor.down.reminder', b, 700],
+        ['monitor.down.reminder', a, 900],
+        ['monitor.up', a, 975],
+        ['monitor.up', b, 975],
+      ]);
+      const down = h.calls[0]!.event;
+      for (const reminder of h.calls.filter((x) => x.event.event === 'monitor.down.reminder')) {
+        expect(reminder.event.dedupKey).toBe(down.dedupKey);
+        expect(reminder.event.incidentId).toBe(down.incidentId);
+        const opening = h.calls.find((x) => x.event.event === 'monitor.down' && x.contactId === reminder.contactId)!;
+        expect(reminder.event.openRef).toBe(`ref-${opening.event.id}`);
+      }
+      // The next reminder of each contact was planned and cancelled by the recovery.
+      const cancelled = await h.rows({ state: 'cancelled' });
+      expect(cancelled.map((r) => [r.contactId, r.rule]).sort()).toEqual(
+        [
+          [a, 'rem4'],
+          [b, 'rem2'],
+        ].sort(),
+      );
+    });
+
+    it('a dispatcher dying between send and record repeats that reminder once (same id) and never doubles the chain', async () => {
+      const h = await harness();
+      const a = await h.contact();
+      const m = await h.monitor([a], rules({ repeat_interval_seconds: 300 }));
+      await h.transition(m, 'down');
+      await h.dispatcher.runOnce();
+      h.clock.advance(300_000);
+      // The reminder is claimed, its successor planned, it is sent; the record never commits.
+      let calls = 0;
+      const transaction = h.db.transaction.bind(h.db);
+      jest.spyOn(h.db, 'transaction').mockImplementation((work) => {
+        calls++;
+        // claim (1), reminder chain (2), record (3): the third fails.
+        return calls === 3 ? Promise.reject(new Error('Connection terminated unexpectedly')) : transaction(work);
+      });
+      await expect(h.dispatcher.runOnce()).rejects.toThrow('Connection terminated');
+      jest.restoreAllMocks();
+      // Another coordinator takes over once the claim has expired.
+      const other = new Dispatcher(
+        h.db,
+        {
+          webhook: {
+            deliver: (d: Record<string, unknown>, e: NotificationEvent) => {
+              h.calls.push({ event: e, contactId: String(d.contact_id), at: h.clock.now() });
+              return Promise.resolve({ class: 'ok' as const, status: 200, detail: 'HTTP 200' });
+            },
+          },
+        } as unknown as NotifierTable,
+        loadCoordinatorConfig({ DATABASE_URL: 'sqlite::memory:' }),
+        new NotifyMetrics(createRegistry()),
+        new ContactsRepository(h.db, ephemeralSecretBox()),
+        h.clock,
+        h.outbox,
+      );
+      h.clock.advance(CLAIM_MS);
+      await other.runOnce();
+      const reminders = h.calls.filter((x) => x.event.event === 'monitor.down.reminder');
+      expect(reminders).toHaveLength(2);
+      expect(reminders[1]!.event.id).toBe(reminders[0]!.event.id);
+      // One successor, at the planned time (rem2 at 600 s after the start), not two.
+      const planned = await h.rows({ event: 'monitor.down.reminder' });
+      expect(planned.map((r) => [r.rule, r.state])).toEqual([
+        ['rem1', 'delivered'],
+        ['rem2', 'pending'],
+      ]);
+      expect(planned[1]!.createdAt - planned[0]!.createdAt).toBe(300_000);
+    });
+
+    it('a replayed down transition plans nothing twice', async () => {
+      const h = await harness();
+      const a = await h.contact();
+      const b = await h.contact();
+      const m = await h.monitor([a], rules({ escalation: [{ after_seconds: 60, contacts: [b] }] }));
+      await h.transition(m, 'down');
+      const monitor = await h.dataSource.manager.findOneByOrFail(MonitorEntity, { id: m });
+      const incident = await h.dataSource.manager.findOneByOrFail(IncidentEntity, { monitorId: m });
+      const facts = {
+        status: 'down' as const,
+        error: 'HTTP 503',
+        incident,
+        startedAt: incident.startedAt,
+        durationSeconds: null,
+        severity: 'critical' as const,
+        timestamp: incident.startedAt,
+        evidence: {},
+      };
+      await h.db.transaction((tx) => h.outbox.planOutage(tx, monitor, facts));
+      expect((await h.rows()).map((r) => [r.contactId, r.rule])).toEqual([
+        [a, 'main'],
+        [b, 'esc1'],
+      ]);
+    });
+
+    it('a paused monitor sends nothing more of its outage and plans no reminder', async () => {
+      const h = await harness();
+      const a = await h.contact();
+      const m = await h.monitor([a], rules({ delay_seconds: 60, repeat_interval_seconds: 300 }));
+      await h.transition(m, 'down');
+      await h.dataSource.manager.update(MonitorEntity, { id: m }, { active: false });
+      h.clock.advance(60_000);
+      await h.dispatcher.runOnce();
+      expect(h.calls).toEqual([]);
+      expect((await h.rows()).map((r) => [r.event, r.state])).toEqual([['monitor.down', 'cancelled']]);
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { In, LessThanOrEqual } from 'typeorm';
+import { In, LessThanOrEqual, Not } from 'typeorm';
 import { CLOCK, newObjectId, scopedAbort, within, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import type { Channel, ChannelDetails } from '../contacts/channels.js';
@@ -11,6 +11,10 @@ import { NotificationAttemptEntity, NotificationEntity } from './notification.en
 import type { NotificationEvent } from './notification-event.js';
 import type { DeliveryOutcome, Notifier, NotifierTable } from './notifier.js';
 import { NotifyMetrics } from './notify-metrics.js';
+import { OutboxService } from './outbox.service.js';
+import { MonitorEntity } from '../monitors/monitor.entity.js';
+import { rulesWithDefaults } from '../monitors/notification-rules.js';
+import { isDownEvent } from './text.js';
 import { nextAttemptAt } from './retry-policy.js';
 
 export const NOTIFIERS = Symbol('NOTIFIERS');
@@ -58,6 +62,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly metrics: NotifyMetrics,
     private readonly contacts: ContactsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly outbox: OutboxService,
   ) {
     metrics.trackOutbox(() => this.depth());
   }
@@ -167,12 +172,16 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private async deliver(row: NotificationEntity): Promise<void> {
     // Through the repository: the contact's secrets opened (a wrong key throws, nothing is sent).
     const contact = await this.contacts.findById(row.contactId);
-    if (!contact || !contact.active) {
-      await this.db.transaction((m) =>
-        m.update(NotificationEntity, { id: row.id }, { state: 'cancelled', lockedUntil: 0 }).then(() => undefined),
-      );
-      this.held.delete(row.id);
-      return;
+    if (!contact || !contact.active) return this.cancel(row, null);
+    if (isDownEvent(row.event) && row.incidentId !== null) {
+      // A paused monitor notifies nobody: what its outage still had planned is dropped.
+      const monitor = await this.db.manager.findOneBy(MonitorEntity, { id: row.monitorId });
+      if (!monitor?.active) return this.cancel(row, 'the monitor was paused before this message was sent');
+      // The contact's next reminder is planned before this one is sent (so a crash after the send
+      // cannot lose the chain); a replay of this row plans the same one (docs/decisions/0029-notification-rules.md).
+      // (The poll finds it when it is due.)
+      if (rulesWithDefaults(monitor.notificationRules).repeat_interval_seconds > 0)
+        await this.outbox.chainReminder(row);
     }
     const event: NotificationEvent = { ...row.payload, id: row.id, openRef: await this.openRef(row) };
     const started = this.clock.now();
@@ -182,6 +191,19 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.error(`${contact.channel} rejected the notification Picket built (${outcome.detail}); row ${row.id}`);
     }
     await this.record(row, contact.id, outcome, started);
+  }
+
+  private async cancel(row: NotificationEntity, why: string | null): Promise<void> {
+    await this.db.transaction((m) =>
+      m
+        .update(
+          NotificationEntity,
+          { id: row.id },
+          { state: 'cancelled', lockedUntil: 0, ...(why ? { lastDetail: why } : {}) },
+        )
+        .then(() => undefined),
+    );
+    this.held.delete(row.id);
   }
 
   /** One attempt, bounded by the per-attempt limit; a throwing notifier is a bug of ours, retried. */
@@ -210,9 +232,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /** What the opening delivery of the same outage to the same contact stored (for closing calls). */
+  /** What the opening delivery of the same outage to the same contact stored (for closing calls and reminders). */
   private async openRef(row: NotificationEntity): Promise<string | null> {
-    if (row.event !== 'monitor.up' || row.incidentId === null) return null;
+    if ((row.event !== 'monitor.up' && row.event !== 'monitor.down.reminder') || row.incidentId === null) return null;
     const opening = await this.db.manager.findOneBy(NotificationEntity, {
       contactId: row.contactId,
       incidentId: row.incidentId,
@@ -278,7 +300,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
         detail: outcome.detail,
         durationMs: Math.max(0, now - started),
       });
-      await m.update(NotificationEntity, { id: row.id }, update);
+      // Never over a cancellation (an up transition cancels only unclaimed rows; this is the backstop).
+      await m.update(NotificationEntity, { id: row.id, state: Not('cancelled') }, update);
       if (end) deactivated = await this.contacts.recordDelivery(m, contactId, end);
     });
     this.held.delete(row.id);
@@ -289,7 +312,10 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async depth(): Promise<{ pending: number; oldestAgeSeconds: number }> {
-    const pending = await this.db.manager.count(NotificationEntity, { where: { state: 'pending' } });
+    // Planned messages (a delay, an escalation step, a reminder) count once they are due.
+    const pending = await this.db.manager.count(NotificationEntity, {
+      where: { state: 'pending', createdAt: LessThanOrEqual(this.clock.now()) },
+    });
     const oldest = await this.db.manager.findOne(NotificationEntity, {
       where: { state: 'pending', createdAt: LessThanOrEqual(this.clock.now()) },
       order: { createdAt: 'ASC' },

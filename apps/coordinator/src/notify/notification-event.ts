@@ -1,6 +1,12 @@
 import type { CheckStatus, RegionId, SettingsByType } from '#contracts';
 
-export const NOTIFICATION_EVENTS = ['monitor.down', 'monitor.up', 'certificate.expiring', 'contact.test'] as const;
+export const NOTIFICATION_EVENTS = [
+  'monitor.down',
+  'monitor.down.reminder',
+  'monitor.up',
+  'certificate.expiring',
+  'contact.test',
+] as const;
 export type NotificationEventType = (typeof NOTIFICATION_EVENTS)[number];
 
 /**
@@ -38,7 +44,8 @@ export interface NotificationEvent {
   error: string | null;
   incidentId: string | null;
   /**
-   * The idempotency key at integrations: `<monitor_id>-<incident_id>` for an outage,
+   * The idempotency key at integrations: `<monitor_id>-<incident_id>` for an outage (its
+   * reminders too, so paging tools fold them into the open alert),
    * `<monitor_id>-cert-<expires_at>` for a certificate warning, null for contact.test.
    */
   dedupKey: string | null;
@@ -55,7 +62,7 @@ export interface NotificationEvent {
   link: string | null;
   /**
    * What the opening delivery of this outage to the same contact stored (Zendesk ticket id,
-   * email Message-ID, Discord message id); null on opening events.
+   * email Message-ID, Discord message id), on `monitor.up` and reminders; null on opening events.
    */
   openRef: string | null;
 }

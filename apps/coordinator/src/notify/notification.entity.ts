@@ -19,6 +19,8 @@ export type StoredEvent = Omit<NotificationEvent, 'id' | 'openRef'>;
 @Entity({ name: 'notifications' })
 @Index('idx_notifications_due', ['state', 'nextAttemptAt'])
 @Index('idx_notifications_contact_incident', ['contactId', 'incidentId'])
+// Each planned message of an outage once (docs/decisions/0029-notification-rules.md).
+@Index('uq_notifications_planned', ['incidentId', 'contactId', 'event', 'rule'], { unique: true })
 export class NotificationEntity {
   @PrimaryColumn({ type: 'varchar', length: 24, primaryKeyConstraintName: 'pk_notifications' })
   id!: string;
@@ -54,6 +56,14 @@ export class NotificationEntity {
   @Column({ type: 'varchar', length: 32 })
   event!: NotificationEventType;
 
+  /**
+   * Which planned message of the outage this row is: `main` (the monitor's contacts, and every
+   * row that is not part of an outage plan), `esc1`..`esc5` (an escalation step), `rem1`, `rem2`,
+   * … (the reminders of one contact). `created_at` is the planned time.
+   */
+  @Column({ type: 'varchar', length: 16, default: 'main' })
+  rule!: string;
+
   @Column({ type: 'text', transformer: jsonText })
   payload!: StoredEvent;
 
@@ -71,7 +81,7 @@ export class NotificationEntity {
   @Column({ name: 'locked_until', type: 'bigint', default: 0, transformer: bigintNumber })
   lockedUntil!: number;
 
-  /** ms since the epoch. */
+  /** ms since the epoch: when the row was written, or for a planned message its planned time. */
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber })
   createdAt!: number;
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { In, IsNull, Not, type EntityManager } from 'typeorm';
 import type { HeartbeatSettings, MonitorType, ProbedSettings, RegionId } from '#contracts';
 import { describeHeartbeat } from '../heartbeats/heartbeat.js';
 import { CLOCK, newObjectId, type Clock } from '#runtime';
@@ -8,6 +8,8 @@ import { ContactEntity } from '../contacts/contact.entity.js';
 import { Database } from '../database/database.js';
 import { IncidentEntity, type RegionEvidence } from '../incidents/incident.entity.js';
 import { MonitorContactEntity, MonitorEntity } from '../monitors/monitor.entity.js';
+import { rulesWithDefaults } from '../monitors/notification-rules.js';
+import { MAIN_RULE, nextReminder, planOutage, type PlannedMessage } from './outage-plan.js';
 import { NotificationEntity, type StoredEvent } from './notification.entity.js';
 import type { NotificationEvent, NotificationEventType, SeverityLevel } from './notification-event.js';
 import { CertificateAlertEntity } from './notification.entity.js';
@@ -111,8 +113,8 @@ export class OutboxService {
 
   /**
    * Inside the caller's transaction `m`: queues `event` of `monitor` for its active contacts
-   * (`monitor.up` skips those with `down_alerts_only`). Returns how many rows were written; the
-   * caller calls `written()` once its transaction has committed.
+   * (`monitor.up` skips those with `down_alerts_only`), due now. Returns how many rows were
+   * written; the caller calls `written()` once its transaction has committed.
    */
   async enqueue(
     m: EntityManager,
@@ -122,33 +124,163 @@ export class OutboxService {
   ): Promise<number> {
     const active = await this.contactsOf(m, monitor.id);
     const contacts = event === 'monitor.up' ? active.filter((c) => !c.downAlertsOnly) : active;
-    if (contacts.length === 0) return 0;
-    const payload = this.storedEvent(monitor, event, facts);
     const now = this.clock.now();
-    await m.insert(
-      NotificationEntity,
-      contacts.map((contact) => ({
+    const payload = this.storedEvent(monitor, event, facts);
+    return this.insertPlanned(
+      m,
+      monitor,
+      payload,
+      contacts.map((c) => ({ contactId: c.id, rule: MAIN_RULE, dueAt: now })),
+    );
+  }
+
+  /**
+   * Inside the down transition's transaction: plans every `monitor.down` of the outage `facts`
+   * opens, by the monitor's notification rules (outage-plan.ts): its contacts after the delay,
+   * each escalation step's contacts at their time. Returns how many rows were planned.
+   */
+  async planOutage(m: EntityManager, monitor: MonitorEntity, facts: EventFacts): Promise<number> {
+    const rules = rulesWithDefaults(monitor.notificationRules);
+    const main = (await this.contactsOf(m, monitor.id)).map((c) => c.id);
+    const named = rules.escalation.flatMap((step) => step.contacts);
+    const active = new Set(
+      named.length === 0
+        ? []
+        : (
+            await m.find(ContactEntity, {
+              select: { id: true },
+              where: { accountId: monitor.accountId, id: In(named), active: true },
+            })
+          ).map((c) => c.id),
+    );
+    const planned = planOutage(rules, main, (id) => active.has(id), facts.startedAt ?? facts.timestamp);
+    return this.insertPlanned(m, monitor, this.storedEvent(monitor, 'monitor.down', facts), planned);
+  }
+
+  /**
+   * Inside the up transition's transaction (the monitor's row locked): cancels the outage's
+   * messages that were not sent and not yet due at `resolvedAt` (Unix s) — reminders, delayed
+   * and escalation `monitor.down`s — unless a dispatcher holds them; then, when `notify`, queues
+   * `monitor.up` for every active contact told of the outage (a `monitor.down` not cancelled),
+   * except `down_alerts_only` ones. Returns how many rows were queued.
+   */
+  async planRecovery(
+    m: EntityManager,
+    monitor: MonitorEntity,
+    facts: EventFacts & { incident: IncidentEntity },
+    notify: boolean,
+  ): Promise<number> {
+    const now = this.clock.now();
+    const incidentId = facts.incident.id;
+    await m
+      .createQueryBuilder()
+      .update(NotificationEntity)
+      .set({ state: 'cancelled', lastDetail: 'the outage ended before this message was due', lockedUntil: 0 })
+      .where('incident_id = :incidentId', { incidentId })
+      .andWhere('state = :pending', { pending: 'pending' })
+      .andWhere('attempts = 0')
+      .andWhere('locked_until <= :now', { now })
+      .andWhere(`(event = :reminder OR (event = :down AND created_at > :resolvedAt))`, {
+        reminder: 'monitor.down.reminder',
+        down: 'monitor.down',
+        resolvedAt: facts.timestamp * 1000,
+      })
+      .execute();
+    if (!notify) return 0;
+    const told = await m.find(NotificationEntity, {
+      select: { contactId: true },
+      where: { incidentId, event: 'monitor.down', state: Not('cancelled') },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    if (told.length === 0) return 0;
+    const contacts = await m.find(ContactEntity, {
+      select: { id: true },
+      where: { id: In(told.map((t) => t.contactId)), active: true, downAlertsOnly: false },
+    });
+    const wanted = new Set(contacts.map((c) => c.id));
+    const order = [...new Set(told.map((t) => t.contactId))].filter((id) => wanted.has(id));
+    return this.insertPlanned(
+      m,
+      monitor,
+      this.storedEvent(monitor, 'monitor.up', facts),
+      order.map((contactId) => ({ contactId, rule: MAIN_RULE, dueAt: now })),
+    );
+  }
+
+  /**
+   * Called by the dispatcher when it takes up `row` (a `monitor.down` or reminder of an
+   * outage): plans that contact's next reminder, in a transaction of its own with the monitor's
+   * row locked (PostgreSQL), so it cannot slip past the up transition that would cancel it —
+   * only while the incident is open and the monitor active, and only when the monitor's
+   * rules (as they are now) ask for reminders. Idempotent: a replay plans the same row.
+   */
+  async chainReminder(row: NotificationEntity): Promise<boolean> {
+    if (row.incidentId === null || (row.event !== 'monitor.down' && row.event !== 'monitor.down.reminder')) {
+      return false;
+    }
+    const incidentId = row.incidentId;
+    const planned = await this.db.transaction(async (m) => {
+      const monitor = await m.findOne(MonitorEntity, {
+        where: { id: row.monitorId },
+        ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+      });
+      if (!monitor?.active) return 0;
+      const next = nextReminder(
+        row.rule,
+        row.createdAt,
+        rulesWithDefaults(monitor.notificationRules).repeat_interval_seconds,
+        this.clock.now(),
+      );
+      if (!next) return 0;
+      if (!(await m.existsBy(IncidentEntity, { id: incidentId, resolvedAt: IsNull() }))) return 0;
+      const payload: StoredEvent = {
+        ...row.payload,
+        event: 'monitor.down.reminder',
+        timestamp: Math.floor(next.dueAt / 1000),
+      };
+      return this.insertPlanned(m, monitor, payload, [{ contactId: row.contactId, ...next }]);
+    });
+    return planned > 0;
+  }
+
+  /**
+   * Writes planned rows, each once: a row the plan already holds (same incident, contact, event
+   * and rule: uq_notifications_planned) is left alone, so a replayed write adds nothing.
+   */
+  private async insertPlanned(
+    m: EntityManager,
+    monitor: MonitorEntity,
+    payload: StoredEvent,
+    planned: PlannedMessage[],
+  ): Promise<number> {
+    if (planned.length === 0) return 0;
+    const now = this.clock.now();
+    const rows = planned.map(
+      ({ contactId, rule, dueAt }): Omit<NotificationEntity, 'account' | 'contact' | 'monitor' | 'incident'> => ({
         id: newObjectId(now),
         accountId: monitor.accountId,
-        contactId: contact.id,
+        contactId,
         monitorId: monitor.id,
-        incidentId: facts.incident?.id ?? null,
-        event,
+        incidentId: payload.incidentId,
+        event: payload.event,
+        rule,
         payload,
-        state: 'pending' as const,
+        state: 'pending',
         attempts: 0,
-        nextAttemptAt: now,
+        nextAttemptAt: dueAt,
         lockedUntil: 0,
-        createdAt: now,
+        // The planned time: the retry horizon and the outbox age count from it.
+        createdAt: dueAt,
         lastAttemptAt: null,
         lastClass: null,
         lastStatus: null,
         lastDetail: null,
         deliveredAt: null,
         ref: null,
-      })),
+      }),
     );
-    return contacts.length;
+    await m.createQueryBuilder().insert().into(NotificationEntity).values(rows).orIgnore().execute();
+    return rows.length;
   }
 
   private storedEvent(monitor: MonitorEntity, event: NotificationEventType, facts: EventFacts): StoredEvent {

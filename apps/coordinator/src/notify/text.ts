@@ -45,12 +45,14 @@ export function isoUtc(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** A short headline for an event: "API (prod) is DOWN", "… is UP again", … */
+/** A short headline for an event: "API (prod) is DOWN", "… is still DOWN", "… is UP again", … */
 export function headline(event: { event: string; monitor: { name: string } }): string {
   const name = oneLine(event.monitor.name);
   switch (event.event) {
     case 'monitor.down':
       return `${name} is DOWN`;
+    case 'monitor.down.reminder':
+      return `${name} is still DOWN`;
     case 'monitor.up':
       return `${name} is UP again`;
     case 'certificate.expiring':
@@ -58,4 +60,14 @@ export function headline(event: { event: string; monitor: { name: string } }): s
     default:
       return `Test notification from Picket`;
   }
+}
+
+/** An outage's opening message or one of its reminders: both tell that the monitor is down. */
+export function isDownEvent(event: string): boolean {
+  return event === 'monitor.down' || event === 'monitor.down.reminder';
+}
+
+/** "DOWN" or, on a reminder, "STILL DOWN": the first word of one-line messages. */
+export function downWord(event: string): string {
+  return event === 'monitor.down.reminder' ? 'STILL DOWN' : 'DOWN';
 }

@@ -57,6 +57,7 @@ import type { IncidentJson } from '../incidents/incident.mapper.js';
 import { UNKNOWN_AFTER_INTERVALS, type EffectiveStatus } from '../monitors/monitor-status.js';
 import type { MonitorJson, toMonitorActivityJson } from '../monitors/monitor.mapper.js';
 import { CreateMonitorDto, MONITOR_LIMITS, UpdateMonitorDto } from '../monitors/monitor.dto.js';
+import { DEFAULT_NOTIFICATION_RULES } from '../monitors/notification-rules.js';
 import type { ContactTestService } from '../notify/contact-test.service.js';
 import type { DeliveryJson } from '../notify/deliveries.service.js';
 import { NOTIFICATION_EVENTS } from '../notify/notification-event.js';
@@ -311,6 +312,16 @@ const monitorDocs = {
     default: [],
     description: 'Ids of contacts of this account to notify; a supplied list replaces the stored one.',
   },
+  notification_rules: {
+    default: DEFAULT_NOTIFICATION_RULES,
+    description:
+      "Delay, reminders and escalation of this monitor's outage notifications. A supplied object replaces the " +
+      'stored one; a key left out takes its default: delay_seconds 0 (notify when the outage opens; a shorter ' +
+      'outage notifies nobody but is still an incident), repeat_interval_seconds 0 (no reminders; else ' +
+      'monitor.down.reminder every that many seconds to every contact told, until the monitor is up), ' +
+      'escalation [] (each step sends monitor.down to its contacts once the outage has lasted after_seconds; ' +
+      'steps strictly increasing, contacts of this account).',
+  },
 } satisfies FieldsOf<CreateMonitorDto> & FieldsOf<UpdateMonitorDto>;
 
 /** The body of POST, from the DTO that validates it. */
@@ -326,6 +337,11 @@ const monitorFields = {
     properties: { https: { required: ['url', 'check_certificate_expiration'] } },
   },
   contacts: { type: 'array', items: ref('ObjectId'), description: 'Ids of the contacts notified.' },
+  notification_rules: {
+    ...monitorWritable.notification_rules,
+    required: ['delay_seconds', 'repeat_interval_seconds', 'escalation'],
+    description: 'Delay, reminders and escalation of outage notifications, with the defaults filled in.',
+  },
   last_status: {
     enum: [...LAST_STATUSES],
     description:

@@ -47,9 +47,11 @@ export class TransitionWriter {
 
   /**
    * Records a monitor's new status. `down` of an active monitor opens an incident (unless one
-   * is open) and queues `monitor.down` for its active contacts; `up` resolves the open
-   * incident and, for an active monitor, queues `monitor.up` for active contacts that want it.
-   * Paused monitors get their status recorded and incidents resolved, but notify nobody.
+   * is open) and plans the outage's `monitor.down`s by its notification rules (delay,
+   * escalation: OutboxService.planOutage); `up` resolves the open incident, cancels what was
+   * planned and not yet due, and, for an active monitor, queues `monitor.up` for the active
+   * contacts that were told and want it. Paused monitors get their status recorded and
+   * incidents resolved, but notify nobody (docs/decisions/0029-notification-rules.md).
    */
   async write(input: TransitionInput): Promise<void> {
     const queued = await this.db.transaction(async (m) => {
@@ -70,7 +72,7 @@ export class TransitionWriter {
       if (input.status === 'down') {
         if (!monitor.active || open) return 0;
         const incident = await this.openIncident(m, monitor, input);
-        return this.outbox.enqueue(m, monitor, 'monitor.down', {
+        return this.outbox.planOutage(m, monitor, {
           status: 'down',
           error: incident.reason,
           incident,
@@ -83,17 +85,18 @@ export class TransitionWriter {
       }
       if (!open) return 0;
       await m.update(IncidentEntity, { id: open.id }, { resolvedAt: input.changedAt, updatedAt: input.changedAt });
-      if (!monitor.active) return 0;
-      return this.outbox.enqueue(m, monitor, 'monitor.up', {
-        status: 'up',
+      // The outage's unsent planned messages are cancelled even for a paused monitor.
+      const facts = {
+        status: 'up' as const,
         error: null,
         incident: open,
         startedAt: open.startedAt,
         durationSeconds: Math.max(0, input.changedAt - open.startedAt),
-        severity: 'critical',
+        severity: 'critical' as const,
         timestamp: input.changedAt,
         evidence: input.evidence,
-      });
+      };
+      return this.outbox.planRecovery(m, monitor, facts, monitor.active);
     });
     if (queued > 0) this.outbox.written();
   }

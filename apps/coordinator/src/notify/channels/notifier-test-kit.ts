@@ -25,6 +25,7 @@ const DAY = 86_400;
 /**
  * One event of each kind for the same monitor; `overrides` replace fields of the result.
  * - monitor.down: `sampleEvent()`.
+ * - monitor.down.reminder: the same outage 10 minutes on, with the opening delivery's ref.
  * - monitor.up: 12 minutes after T0, after 720 s down, every region up again.
  * - certificate.expiring: the certificate expires at T0 + 14 days (or `overrides.certificateExpiresAt`,
  *   which its dedup key follows), the monitor is up, at medium severity.
@@ -38,6 +39,13 @@ export function eventOf(
   switch (type) {
     case 'monitor.down':
       return sampleEvent(overrides);
+    case 'monitor.down.reminder':
+      return sampleEvent({
+        event: 'monitor.down.reminder',
+        timestamp: T0 + 600,
+        openRef: '<inc-6650a1f0c2e4b0a1b2c3d4e5-down@picket.example>',
+        ...overrides,
+      });
     case 'monitor.up':
       return sampleEvent({
         event: 'monitor.up',

@@ -5,7 +5,7 @@ import { expiry, safeTarget } from '../../message-parts.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
-import { humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
+import { downWord, humanDuration, isDownEvent, isoUtc, oneLine, truncate } from '../../text.js';
 
 /**
  * `alerting`: Opsgenie Alert API v2 (docs/decisions/0011-notification-channels.md §12); Jira Service
@@ -150,7 +150,8 @@ function message(event: NotificationEvent): string {
   const name = oneLine(event.monitor.name);
   switch (event.event) {
     case 'monitor.down':
-      return event.error ? `DOWN: ${name}, ${oneLine(event.error)}` : `DOWN: ${name}`;
+    case 'monitor.down.reminder':
+      return `${downWord(event.event)}: ${name}${event.error ? `, ${oneLine(event.error)}` : ''}`;
     case 'monitor.up':
       return `UP: ${name}`;
     case 'certificate.expiring':
@@ -165,7 +166,7 @@ function description(event: NotificationEvent): string {
     return 'This is a test alert sent from Picket. Close it by hand: Picket never closes tests.';
   }
   const lines: string[] = [];
-  if (event.event === 'monitor.down') {
+  if (isDownEvent(event.event)) {
     const down = event.regions.filter((r) => r.status === 'down').length;
     lines.push(`${event.monitor.name} is DOWN${event.error ? `: ${event.error}` : ''}.`);
     if (event.regions.length > 0) lines.push(`Failing in ${down} of ${event.regions.length} regions.`);
@@ -181,8 +182,7 @@ function description(event: NotificationEvent): string {
 
 /** The contact's tags first (they are its configuration), then Picket's, ≤ 20 × ≤ 50. */
 function tags(configured: string[], event: NotificationEvent): string[] {
-  const kind =
-    event.event === 'monitor.down' ? 'down' : event.event === 'certificate.expiring' ? 'certificate' : 'test';
+  const kind = isDownEvent(event.event) ? 'down' : event.event === 'certificate.expiring' ? 'certificate' : 'test';
   const out: string[] = [];
   for (const tag of [...configured, 'picket', kind]) {
     const clean = truncate(oneLine(tag), OPSGENIE_LIMITS.tag);

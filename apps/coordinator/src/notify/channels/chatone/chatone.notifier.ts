@@ -4,7 +4,7 @@ import { inDays, regionLines, safeTarget, utcMinute } from '../../message-parts.
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
-import { escapeSlack, headline, humanDuration, oneLine, truncate } from '../../text.js';
+import { downWord, escapeSlack, headline, humanDuration, oneLine, truncate } from '../../text.js';
 
 /**
  * `chatone`: a Slack incoming webhook (and the Slack-compatible ones: Mattermost, Rocket.Chat,
@@ -84,7 +84,8 @@ export function slackMessage(event: NotificationEvent): SlackMessage {
   let summary: string | null = null;
   switch (event.event) {
     case 'monitor.down':
-      text = `DOWN: ${name}, ${cause}`;
+    case 'monitor.down.reminder':
+      text = `${downWord(event.event)}: ${name}, ${cause}`;
       fields.push(field('Cause', cause), field('Since', utcMinute(event.startedAt ?? event.timestamp)));
       if (target) fields.push(field('Target', target));
       if (event.regions.length) fields.push(field('Regions', regionLines(event).join('\n')));

@@ -83,6 +83,7 @@ export function teamsCard(event: NotificationEvent, compact = false): AdaptiveCa
   let summary: string;
   switch (event.event) {
     case 'monitor.down':
+    case 'monitor.down.reminder':
       color = 'Attention';
       summary = cause;
       fact('Since', utcMinute(event.startedAt ?? event.timestamp));

@@ -98,6 +98,7 @@ export function discordMessage(event: NotificationEvent): DiscordMessage {
   let color: number;
   switch (event.event) {
     case 'monitor.down':
+    case 'monitor.down.reminder':
       color = DISCORD_COLORS.down;
       description = markdown(cause, DISCORD_LIMITS.embedDescription);
       field('Since', discordTime(event.startedAt ?? event.timestamp));

@@ -12,7 +12,7 @@ import { NOTIFY_USER_AGENT } from '../../http-sender.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryClass, DeliveryOutcome, Notifier } from '../../notifier.js';
-import { escapeHtml, headline, humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
+import { downWord, escapeHtml, headline, humanDuration, isDownEvent, isoUtc, oneLine, truncate } from '../../text.js';
 
 /**
  * `email` (docs/decisions/0011-notification-channels.md §6): one pooled nodemailer transporter
@@ -185,7 +185,8 @@ export function emailSubject(event: NotificationEvent): string {
   let subject: string;
   switch (event.event) {
     case 'monitor.down':
-      subject = `[DOWN] ${name}: ${oneLine(event.error ?? '') || 'down'}`;
+    case 'monitor.down.reminder':
+      subject = `[${downWord(event.event)}] ${name}: ${oneLine(event.error ?? '') || 'down'}`;
       break;
     case 'monitor.up':
       subject =
@@ -212,7 +213,8 @@ export function buildEmail(event: NotificationEvent, deps: Pick<NotifierDeps, 'p
     messageId = `<inc-${safeId(event.incidentId)}-up@${domain}>`;
   // The outbox row id: identical on every retry of the same event.
   else messageId = `<evt-${safeId(event.id)}@${domain}>`;
-  const openRef = event.event === 'monitor.up' && event.openRef ? oneLine(event.openRef) : '';
+  // A reminder and the recovery answer the outage's first message (one thread per outage).
+  const openRef = event.event !== 'monitor.down' && event.openRef ? oneLine(event.openRef) : '';
 
   const title = headline(event);
   const rows = factRows(event);
@@ -237,7 +239,7 @@ export function buildEmail(event: NotificationEvent, deps: Pick<NotifierDeps, 'p
     typeof value === 'string'
       ? escapeHtml(value)
       : `<ul style="margin:0;padding-left:1.2em">${value.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul>`;
-  const colour = event.event === 'monitor.down' ? '#b3261e' : event.event === 'monitor.up' ? '#1e7b34' : '#8a5a00';
+  const colour = isDownEvent(event.event) ? '#b3261e' : event.event === 'monitor.up' ? '#1e7b34' : '#8a5a00';
   const html = [
     '<!DOCTYPE html>',
     '<html><head><meta charset="utf-8"></head>',
@@ -281,7 +283,8 @@ function factRows(event: NotificationEvent): FactRow[] {
   ];
   switch (event.event) {
     case 'monitor.down':
-      rows.push({ label: 'State', value: 'DOWN' });
+    case 'monitor.down.reminder':
+      rows.push({ label: 'State', value: downWord(event.event) });
       rows.push({ label: 'Cause', value: value(event.error ?? 'unknown') });
       rows.push({ label: 'Down since', value: `${isoUtc(event.startedAt ?? event.timestamp)} (UTC)` });
       break;

@@ -5,7 +5,7 @@ import { expiry, safeTarget } from '../../message-parts.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
-import { escapeMarkdown, humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
+import { escapeMarkdown, headline, humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
 
 /**
  * `incidentmgmt`: an incident.io HTTP alert source (docs/decisions/0011-notification-channels.md §11).
@@ -110,7 +110,8 @@ function title(event: NotificationEvent): string {
   const name = oneLine(event.monitor.name);
   switch (event.event) {
     case 'monitor.down':
-      return `${name} is DOWN`;
+    case 'monitor.down.reminder':
+      return headline({ event: event.event, monitor: { name } });
     case 'monitor.up':
       return `${name} is UP again`;
     case 'certificate.expiring':
@@ -124,7 +125,8 @@ function description(event: NotificationEvent): string {
   const lines: string[] = [];
   const md = (text: string) => escapeMarkdown(oneLine(text));
   switch (event.event) {
-    case 'monitor.down': {
+    case 'monitor.down':
+    case 'monitor.down.reminder': {
       const down = event.regions.filter((r) => r.status === 'down').length;
       const cause = event.error ? md(event.error) : 'Checks failed';
       lines.push(event.regions.length > 0 ? `${cause} from **${down}/${event.regions.length}** regions` : `${cause}`);

@@ -5,7 +5,7 @@ import { expiry } from '../../message-parts.js';
 import type { NotificationEvent, SeverityLevel } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
-import { humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
+import { headline, humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
 
 /**
  * `paging`: PagerDuty Events API v2 (docs/decisions/0011-notification-channels.md §10).
@@ -149,7 +149,8 @@ function summary(event: NotificationEvent): string {
   const name = oneLine(event.monitor.name);
   switch (event.event) {
     case 'monitor.down':
-      return event.error ? `${name} is DOWN: ${oneLine(event.error)}` : `${name} is DOWN`;
+    case 'monitor.down.reminder':
+      return `${headline({ event: event.event, monitor: { name } })}${event.error ? `: ${oneLine(event.error)}` : ''}`;
     case 'monitor.up':
       return event.durationSeconds === null
         ? `${name} is UP again`
@@ -164,6 +165,7 @@ function summary(event: NotificationEvent): string {
 function eventClass(event: NotificationEvent): string {
   switch (event.event) {
     case 'monitor.down':
+    case 'monitor.down.reminder':
       return 'monitor down';
     case 'monitor.up':
       return 'monitor up';

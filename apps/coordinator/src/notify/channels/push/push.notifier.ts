@@ -35,6 +35,7 @@ export function deliveryOptions(event: NotificationEvent): Delivery {
   const id = topicId(event.monitor.id);
   switch (event.event) {
     case 'monitor.down':
+    case 'monitor.down.reminder':
       return { ttl: 86_400, urgency: 'high', topic: `monitor-${id}` };
     case 'monitor.up':
       return { ttl: 86_400, urgency: 'normal', topic: `monitor-${id}` };
@@ -62,7 +63,8 @@ export function pushPayload(event: NotificationEvent, publicUrl: string | null):
 
 function pushBody(event: NotificationEvent): string {
   switch (event.event) {
-    case 'monitor.down': {
+    case 'monitor.down':
+    case 'monitor.down.reminder': {
       const cause = oneLine(event.error ?? '') || 'Down';
       const down = event.regions.filter((r) => r.status === 'down').length;
       return down > 0 ? `${cause} from ${down} ${down === 1 ? 'region' : 'regions'}` : cause;

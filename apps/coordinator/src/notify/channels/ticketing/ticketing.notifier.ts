@@ -5,7 +5,7 @@ import { expiry, safeTarget } from '../../message-parts.js';
 import type { NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier, NotifierContext } from '../../notifier.js';
-import { humanDuration, isoUtc, oneLine, truncate } from '../../text.js';
+import { downWord, humanDuration, isDownEvent, isoUtc, oneLine, truncate } from '../../text.js';
 
 /**
  * `ticketing`: Zendesk Tickets API (docs/decisions/0011-notification-channels.md §13).
@@ -49,7 +49,12 @@ export function createTicketingNotifier(deps: NotifierDeps): Notifier<'ticketing
       const base = zendeskBase(deps.endpoints.zendeskApiUrl, details.subdomain);
       if (base === null) return { class: 'disable', status: null, detail: 'subdomain is not a single DNS label' };
       const zendesk = new ZendeskClient(deps, details, base, context);
-      return event.event === 'monitor.up' ? solve(zendesk, details, event) : create(zendesk, details, event);
+      if (event.event === 'monitor.up') return solve(zendesk, details, event);
+      // A reminder notes the outage's open ticket; without one (it was never opened) it opens one.
+      if (event.event === 'monitor.down.reminder' && event.openRef !== null) {
+        return remind(zendesk, event, event.openRef);
+      }
+      return create(zendesk, details, event);
     },
   };
 }
@@ -83,6 +88,19 @@ export function zendeskSolve(event: NotificationEvent, solved: boolean): Zendesk
       : `Recovered after ${humanDuration(event.durationSeconds)}: ${name} is UP again.`;
   const comment = { body: truncate(body, ZENDESK_LIMITS.comment), public: false as const };
   return solved ? { ticket: { status: 'solved', comment } } : { ticket: { comment } };
+}
+
+/** A reminder: an internal note on the outage's open ticket (nothing reopened, nothing solved). */
+async function remind(zendesk: ZendeskClient, event: NotificationEvent, ticket: string): Promise<DeliveryOutcome> {
+  if (!/^[1-9]\d{0,19}$/.test(ticket)) {
+    return { class: 'bug', status: null, detail: 'the stored ticket reference is not a Zendesk ticket id' };
+  }
+  const comment = { body: truncate(commentBody(event), ZENDESK_LIMITS.comment), public: false as const };
+  const noted = await zendesk.send('PUT', `/api/v2/tickets/${ticket}`, { ticket: { comment } });
+  if ('class' in noted) return noted;
+  if (noted.status === 404)
+    return { class: 'ok', status: 404, detail: 'HTTP 404: the ticket is gone, nothing to note' };
+  return zendesk.classify(noted, 'note');
 }
 
 async function create(
@@ -175,7 +193,7 @@ class ZendeskClient {
    * 2xx ok; 401, 403 → disable; 404 on create → disable (no such account); 409 → retry;
    * 400, 422 → bug (naming the field errors); 429, 503, other 5xx → retry with Retry-After.
    */
-  classify(response: HttpResponse, action: 'create' | 'solve'): DeliveryOutcome {
+  classify(response: HttpResponse, action: 'create' | 'solve' | 'note'): DeliveryOutcome {
     const { status } = response;
     const now = this.context.now();
     if (status >= 200 && status < 300) return { class: 'ok', status, detail: `HTTP ${status}: ${action} accepted` };
@@ -257,7 +275,8 @@ function subject(event: NotificationEvent): string {
   const name = oneLine(event.monitor.name);
   switch (event.event) {
     case 'monitor.down':
-      return `[DOWN] ${name}`;
+    case 'monitor.down.reminder':
+      return `[${downWord(event.event)}] ${name}`;
     case 'monitor.up':
       return `[UP] ${name}`;
     case 'certificate.expiring':
@@ -272,9 +291,11 @@ function commentBody(event: NotificationEvent): string {
     return 'This is a test ticket sent from Picket. Solve it by hand: Picket never solves tests.';
   }
   const lines: string[] = [];
-  if (event.event === 'monitor.down') {
+  if (isDownEvent(event.event)) {
     const down = event.regions.filter((r) => r.status === 'down').length;
-    lines.push(`${event.monitor.name} is DOWN${event.error ? `: ${event.error}` : ''}.`);
+    lines.push(
+      `${event.monitor.name} is ${event.event === 'monitor.down' ? '' : 'still '}DOWN${event.error ? `: ${event.error}` : ''}.`,
+    );
     if (event.regions.length > 0) lines.push(`Failing in ${down} of ${event.regions.length} regions:`);
   } else {
     lines.push(`The TLS certificate of ${event.monitor.name} ${expiry(event)}.`);
@@ -290,8 +311,7 @@ function commentBody(event: NotificationEvent): string {
 
 /** The contact's tags, then Picket's: single lowercase tokens (Zendesk splits on spaces). */
 function tags(configured: string[], event: NotificationEvent): string[] {
-  const kind =
-    event.event === 'monitor.down' ? 'down' : event.event === 'certificate.expiring' ? 'certificate' : 'test';
+  const kind = isDownEvent(event.event) ? 'down' : event.event === 'certificate.expiring' ? 'certificate' : 'test';
   const out: string[] = [];
   for (const tag of [...configured, 'picket', `picket_${kind}`]) {
     const token = oneLine(tag)

@@ -180,7 +180,7 @@ describe('webhook notifier: the happy path', () => {
 
   it('renders each event with its own fields', async () => {
     for (const type of NOTIFICATION_EVENTS) await deliver(eventOf(type));
-    const [down, up, cert, test] = receiver.requests.map((r) => r.json as Record<string, unknown>);
+    const [down, reminder, up, cert, test] = receiver.requests.map((r) => r.json as Record<string, unknown>);
     expect(down).toEqual({
       event: 'monitor.down',
       incident_id: '6650a1f0c2e4b0a1b2c3d4e6',
@@ -191,6 +191,8 @@ describe('webhook notifier: the happy path', () => {
       status: 'down',
       error: 'HTTP 503',
     });
+    // A reminder tells the same outage again: its incident, still down, at its own time.
+    expect(reminder).toEqual({ ...down, event: 'monitor.down.reminder', timestamp: T0 + 600 });
     expect(up).toMatchObject({ event: 'monitor.up', incident_id: down!.incident_id, status: 'up', error: null });
     expect(up!.timestamp).toBe(T0 + 720);
     expect(cert).toMatchObject({

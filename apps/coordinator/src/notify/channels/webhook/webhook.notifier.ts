@@ -3,7 +3,7 @@ import type { HttpResponse } from '../../http-sender.js';
 import { TEST_MONITOR_ID, type NotificationEvent } from '../../notification-event.js';
 import type { NotifierDeps } from '../../notifier-deps.js';
 import type { DeliveryOutcome, Notifier } from '../../notifier.js';
-import { truncate } from '../../text.js';
+import { isDownEvent, truncate } from '../../text.js';
 import { signWebhook, WebhookSecretError } from './webhook-signature.js';
 
 /**
@@ -40,7 +40,7 @@ export function webhookId(event: NotificationEvent): string {
 
 export function webhookPayload(event: NotificationEvent): WebhookPayload {
   const test = event.event === 'contact.test';
-  const outage = event.event === 'monitor.down' || event.event === 'monitor.up';
+  const outage = isDownEvent(event.event) || event.event === 'monitor.up';
   const status = test ? 'up' : event.status;
   const payload: WebhookPayload = {
     event: event.event,
