@@ -363,6 +363,162 @@ describe('dashboard', () => {
       }
     });
 
+    it('editing only the name in the form keeps every setting of every type, as the API returned it', async () => {
+      const context = await browser.newContext();
+      try {
+        const csrf = await signIn(context, c);
+        const bodies: Record<string, unknown>[] = [
+          {
+            name: 'Every HTTPS setting',
+            settings: {
+              https: {
+                url: 'https://api.example.com/health',
+                check_certificate_expiration: false,
+                http_method: 'POST',
+                http_statuses: '200-299,301',
+                request_headers: 'Accept: application/json\nX-Probe: picket',
+                request_body: '{"ping": true}',
+                response_body: 'ok',
+                follow_redirect: false,
+                response_body_absent: 'error',
+                json_assertions: [
+                  { path: '$.status', op: 'eq', value: 'ok' },
+                  { path: '$.items', op: 'exists' },
+                  { path: '$.load', op: 'lt', value: 0.8 },
+                ],
+                ignore_tls_errors: true,
+              },
+            },
+            regions: ['eu-west-1', 'us-east-1'],
+            check_interval: 60,
+            timeout: 20,
+            fail_threshold: 3,
+          },
+          {
+            name: 'Every TCP setting',
+            settings: { tcp: { url: 'tcp://db.example.com:5432' } },
+            regions: ['eu-west-1'],
+          },
+          { name: 'Every ping setting', settings: { ping: { url: 'ping://example.com' } }, regions: ['us-west-2'] },
+          {
+            name: 'Every DNS setting',
+            settings: {
+              dns: {
+                url: 'dns://example.com',
+                record_type: 'MX',
+                resolver: '9.9.9.9:53',
+                expected: ['10 mx.example.com'],
+              },
+            },
+            regions: ['eu-west-1'],
+          },
+          { name: 'Every heartbeat setting', settings: { heartbeat: { period: 86_400, grace: 3600 } } },
+        ];
+        const page = await context.newPage();
+        for (const body of bodies) {
+          const created = await post(context, csrf, '/api/monitors', body);
+          await page.goto(`${c.baseUrl}/monitors/${created.id}/edit`);
+          await page.getByLabel('Name').fill(`${String(body.name)} renamed`);
+          await page.getByRole('button', { name: 'Save changes' }).click();
+          await page.waitForURL(`${c.baseUrl}/monitors/${created.id}`);
+          const after = (await (await context.request.get(`${c.baseUrl}/api/monitors/${created.id}`)).json()).data;
+          const { updated_at: _u, name: _n, ...rest } = after;
+          const { updated_at: _v, name: _m, ...before } = created;
+          expect({ name: after.name, ...rest }).toEqual({ name: `${String(body.name)} renamed`, ...before });
+        }
+      } finally {
+        await context.close();
+      }
+    });
+
+    it("labels each type's choice in the new-monitor form by its own name and shows that type's settings", async () => {
+      const context = await browser.newContext();
+      try {
+        await signIn(context, c);
+        const page = await context.newPage();
+        await page.goto(`${c.baseUrl}/monitors/new`);
+        const radios = page.getByRole('group', { name: 'Type' }).getByRole('radio');
+        await radios.first().waitFor();
+        const labels = await page.locator('fieldset:has(legend:text-is("Type")) label').allTextContents();
+        expect(labels).toEqual(['HTTP(S)', 'TCP port', 'Ping (ICMP)', 'DNS record', 'Heartbeat (cron job)']);
+        // Each choice shows its own fields.
+        const shows: [string, string[], string[]][] = [
+          ['HTTP(S)', ['Address', 'Method', 'JSON assertions', 'Response must not contain'], ['Record type']],
+          ['TCP port', ['Address', 'Timeout (seconds)'], ['Method', 'Record type']],
+          ['Ping (ICMP)', ['Address'], ['Method']],
+          ['DNS record', ['Address', 'Record type', 'Resolver', 'Expected values'], ['Method']],
+          [
+            'Heartbeat (cron job)',
+            ['Expect a ping every (seconds)', 'Grace (seconds)'],
+            ['Address', 'Timeout (seconds)'],
+          ],
+        ];
+        for (const [label, present, absent] of shows) {
+          await page.getByRole('radio', { name: label, exact: true }).check();
+          for (const field of present) await page.getByLabel(field, { exact: true }).waitFor();
+          for (const field of absent)
+            expect({ label, field, count: await page.getByLabel(field, { exact: true }).count() }).toEqual({
+              label,
+              field,
+              count: 0,
+            });
+        }
+        // A heartbeat made in the form: its page shows the ping URL with a copy button and curl lines.
+        await page.getByLabel('Name').fill('Nightly backup');
+        await page.getByLabel('Expect a ping every (seconds)').fill('86400');
+        await page.getByLabel('Grace (seconds)').fill('1800');
+        await page.getByRole('button', { name: 'Create monitor' }).click();
+        await page.getByRole('heading', { name: /Nightly backup/ }).waitFor();
+        const id = new URL(page.url()).pathname.split('/').pop()!;
+        const stored = (await (await context.request.get(`${c.baseUrl}/api/monitors/${id}`)).json()).data;
+        expect(stored.settings.heartbeat).toMatchObject({ period: 86_400, grace: 1800 });
+        expect(stored.regions).toEqual([]);
+        const pingUrl = stored.settings.heartbeat.ping_url as string;
+        await page.getByText(`curl -fsS ${pingUrl}`, { exact: true }).waitFor();
+        await page.getByText(`curl -fsS ${pingUrl}/fail`, { exact: true }).waitFor();
+        await page.getByRole('button', { name: 'Copy the ping URL' }).waitFor();
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('the virtual list draws and scrolls its rows again after a search that matched nothing is cleared', async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        const csrf = await signIn(context, c);
+        for (let i = 1; i <= 60; i += 1) {
+          await post(context, csrf, '/api/monitors', {
+            name: `Zulu ${String(i).padStart(3, '0')}`,
+            settings: { tcp: { url: `tcp://zulu${i}.example.com:22` } },
+            regions: ['eu-west-1'],
+          });
+        }
+        const page = await context.newPage();
+        await page.goto(`${c.baseUrl}/monitors`);
+        await page.getByLabel('Sort').selectOption('name');
+        const search = page.getByRole('searchbox');
+        const list = page.getByRole('region', { name: 'Monitors list' }).or(page.getByLabel('Monitors list'));
+        const toBottom = () =>
+          list.evaluate((element: { scrollTop: number; scrollHeight: number }) => {
+            element.scrollTop = element.scrollHeight;
+          });
+        await search.fill('Zulu');
+        await page.getByText(/^60 of \d+ monitors shown/).waitFor();
+        await toBottom();
+        await page.getByRole('link', { name: 'Zulu 060' }).waitFor();
+        await search.fill('no monitor is called this');
+        await page.getByText(/^0 of \d+ monitors shown/).waitFor();
+        await search.fill('Zulu');
+        // The top rows are drawn where the list now starts, and scrolling draws the rest.
+        await page.getByRole('link', { name: 'Zulu 001' }).waitFor({ timeout: 5000 });
+        await toBottom();
+        await page.getByRole('link', { name: 'Zulu 060' }).waitFor({ timeout: 5000 });
+        await page.screenshot({ path: `${ARTIFACTS}overview-after-empty-filter.png` });
+      } finally {
+        await context.close();
+      }
+    });
+
     it('creates an API key shown once with a copy button, listed by its prefix; it works with fetch until revoked', async () => {
       const context = await browser.newContext();
       try {
@@ -403,7 +559,7 @@ describe('dashboard', () => {
             settings: { tcp: { url: 'tcp://db.example.com:5432' } },
             regions: ['eu-west-1'],
           });
-          // The types the dashboard only shows (DNS can also be created in its form; heartbeats are edited through the API).
+          // The other types, each with its own settings in the form.
           const dns = await post(context, csrf, '/api/monitors', {
             name: `DNS ${view}`,
             settings: { dns: { url: 'dns://example.com', record_type: 'MX' } },
@@ -454,15 +610,14 @@ describe('dashboard', () => {
               .map((v: any) => `${path}: ${v.id}`);
             expect(serious).toEqual([]);
           }
-          // What the other types show: the heartbeat's ping URL as its target, and no form it cannot fill.
+          // What the other types show: the heartbeat's ping URL as its target, and its schedule in the form.
           await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}`);
           await page
             .getByText(heartbeat.settings.heartbeat.ping_url as string)
             .first()
             .waitFor();
           await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}/edit`);
-          await page.getByText('Heartbeat monitors are changed through the API for now').waitFor();
-          expect(await page.getByRole('button', { name: /save/i }).count()).toBe(0);
+          await expect(page.getByLabel('Expect a ping every (seconds)').inputValue()).resolves.toBe('86400');
           await page.goto(`${c.baseUrl}/monitors/${dns.id}`);
           await page.getByText('dns://example.com').first().waitFor();
           expect(problems).toEqual([]);

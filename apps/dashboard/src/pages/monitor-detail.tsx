@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { TimeChart } from '../components/chart.tsx';
 import { chartData, type Check } from '../lib/chart-data.ts';
-import { ErrorNote, Loading, StatusBadge, TableScroll, Time } from '../components/common.tsx';
+import { CopyButton, ErrorNote, Loading, StatusBadge, TableScroll, Time } from '../components/common.tsx';
 import { api, query } from '../lib/api.ts';
 import { monitorType, monitorUrl, shownStatus, type Monitor } from '../lib/monitors.ts';
 import { Link, navigate } from '../lib/router.tsx';
@@ -101,6 +101,37 @@ function Why({ monitor, checks, incident }: { monitor: Monitor; checks: Check[];
           </ul>
         </>
       )}
+    </section>
+  );
+}
+
+/** A heartbeat's ping URL, to copy, and how a job calls it. */
+function PingUrl({ url, period }: { url: string; period: number }) {
+  const lines = [
+    { what: 'at the end of each run', line: `curl -fsS ${url}` },
+    { what: 'when the job fails (down at once)', line: `curl -fsS ${url}/fail` },
+    {
+      what: 'both, in a crontab line',
+      line: `0 3 * * * /usr/local/bin/backup && curl -fsS ${url} || curl -fsS ${url}/fail`,
+    },
+  ];
+  return (
+    <section className="card" aria-labelledby="ping-title">
+      <h2 id="ping-title">Ping URL</h2>
+      <p>The job requests this URL (GET, POST or HEAD) at least every {duration(period)}; no API key is needed.</p>
+      <p className="copy-line">
+        <code className="secret">{url}</code> <CopyButton text={url} label="Copy the ping URL" />
+      </p>
+      <dl className="examples">
+        {lines.map(({ what, line }) => (
+          <div key={what}>
+            <dt>{what}</dt>
+            <dd>
+              <pre className="code">{line}</pre>
+            </dd>
+          </div>
+        ))}
+      </dl>
     </section>
   );
 }
@@ -237,6 +268,8 @@ export function MonitorDetail({ id }: { id: string }) {
           </div>
         )}
       </dl>
+
+      {heartbeat?.ping_url && <PingUrl url={heartbeat.ping_url} period={heartbeat.period} />}
 
       <section className="card" aria-labelledby="figures-title">
         <h2 id="figures-title">Uptime and response time</h2>

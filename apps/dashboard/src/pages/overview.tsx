@@ -122,7 +122,8 @@ export function Overview() {
       element.removeEventListener('scroll', update);
       window.removeEventListener('resize', update);
     };
-  }, [all !== null]);
+    // The list's element is new whenever it comes back (after a filter that matched nothing): listen to that one.
+  }, [shown.length > 0]);
   const range = visibleRange(view.top, view.height, rowHeight, shown.length);
   const now = Math.floor(Date.now() / 1000);
 
@@ -155,6 +156,8 @@ export function Overview() {
             <option value="https">HTTP(S)</option>
             <option value="tcp">TCP</option>
             <option value="ping">Ping</option>
+            <option value="dns">DNS</option>
+            <option value="heartbeat">Heartbeat</option>
           </select>
         </label>
         <label>
