@@ -429,7 +429,7 @@ describe('dashboard', () => {
       } finally {
         await context.close();
       }
-    });
+    }, 120_000);
 
     it("labels each type's choice in the new-monitor form by its own name and shows that type's settings", async () => {
       const context = await browser.newContext();
@@ -480,7 +480,7 @@ describe('dashboard', () => {
       } finally {
         await context.close();
       }
-    });
+    }, 120_000);
 
     it('the virtual list draws and scrolls its rows again after a search that matched nothing is cleared', async () => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -517,7 +517,213 @@ describe('dashboard', () => {
       } finally {
         await context.close();
       }
-    });
+    }, 120_000);
+
+    it('plans maintenance windows (one-off and weekly, in the browser zone), shows them on the monitor, maps a 422 inline, deletes with confirmation', async () => {
+      const context = await browser.newContext({ timezoneId: 'Europe/Berlin' });
+      try {
+        const csrf = await signIn(context, c);
+        const target = await post(context, csrf, '/api/monitors', {
+          name: 'Maint target',
+          settings: { tcp: { url: 'tcp://maint.example.com:443' } },
+          regions: ['eu-west-1'],
+        });
+        const wall = (unix: number) =>
+          new Intl.DateTimeFormat('sv-SE', {
+            timeZone: 'Europe/Berlin',
+            year: 'numeric',
+            month: '2-digit',
+            day: '2-digit',
+            hour: '2-digit',
+            minute: '2-digit',
+          })
+            .format(new Date(unix * 1000))
+            .replace(' ', 'T');
+        const now = Math.floor(Date.now() / 60_000) * 60;
+        const page = await context.newPage();
+        await page.goto(`${c.baseUrl}/maintenance/new`);
+        await page.getByLabel('Name').fill('Database upgrade');
+        await page.getByRole('searchbox', { name: 'Find a monitor' }).fill('Maint target');
+        await page.getByRole('checkbox', { name: 'Maint target' }).check();
+        await expect(page.getByLabel('Time zone').inputValue()).resolves.toBe('Europe/Berlin');
+        await page.getByLabel('Starts').fill(wall(now - 3600));
+        await page.getByLabel('Ends').fill(wall(now + 3600));
+        await page.getByRole('button', { name: 'Create window' }).click();
+        const row = page.getByRole('row', { name: /Database upgrade/ });
+        await row.getByText('In progress').waitFor();
+        const listed = (await (await context.request.get(`${c.baseUrl}/api/maintenance_windows`)).json()).data
+          .maintenance_windows as any[];
+        const oneOff = listed.find((w) => w.name === 'Database upgrade');
+        expect(oneOff).toMatchObject({
+          monitors: [target.id],
+          starts_at: now - 3600,
+          ends_at: now + 3600,
+          timezone: 'Europe/Berlin',
+          state: 'in_progress',
+        });
+
+        // The monitor says so on the overview and on its page.
+        await page.goto(`${c.baseUrl}/monitors`);
+        await page.getByRole('searchbox').fill('Maint target');
+        await page.locator('li', { hasText: 'Maint target' }).getByText('Under maintenance').waitFor();
+        await page.goto(`${c.baseUrl}/monitors/${target.id}`);
+        await page.getByRole('status').filter({ hasText: 'Under maintenance: Database upgrade' }).waitFor();
+
+        // A weekly window from the builder.
+        await page.goto(`${c.baseUrl}/maintenance/new`);
+        await page.getByLabel('Name').fill('Weekend backup');
+        await page.getByRole('checkbox', { name: 'Every monitor of the account' }).check();
+        await page.getByRole('radio', { name: 'Repeatedly' }).check();
+        await page.getByRole('radio', { name: 'Every week' }).check();
+        await page.getByRole('checkbox', { name: 'Sat' }).check();
+        await page.getByLabel('First start').fill('2027-01-02T03:00');
+        await page.getByLabel('Lasts (minutes)').fill('120');
+        await expect(page.getByLabel('RRULE').inputValue()).resolves.toBe('FREQ=WEEKLY;BYDAY=SA,SU');
+        await page.getByRole('button', { name: 'Create window' }).click();
+        await page
+          .getByRole('row', { name: /Weekend backup/ })
+          .getByText('every Sat, Sun')
+          .waitFor();
+        const weekly = (
+          (await (await context.request.get(`${c.baseUrl}/api/maintenance_windows`)).json()).data
+            .maintenance_windows as any[]
+        ).find((w) => w.name === 'Weekend backup');
+        expect(weekly).toMatchObject({
+          monitors: [],
+          rrule: 'FREQ=WEEKLY;BYDAY=SA,SU',
+          duration: 7200,
+          timezone: 'Europe/Berlin',
+          starts_at: Date.UTC(2027, 0, 2, 2, 0) / 1000,
+          ends_at: null,
+        });
+        // Opened again, the builder shows the rule it made.
+        await page.getByRole('link', { name: 'Weekend backup' }).click();
+        await expect(page.getByRole('checkbox', { name: 'Sat' }).isChecked()).resolves.toBe(true);
+        await expect(page.getByLabel('First start').inputValue()).resolves.toBe('2027-01-02T03:00');
+
+        // The API's refusal of a raw rule, under its field.
+        await page.goto(`${c.baseUrl}/maintenance/new`);
+        await page.getByLabel('Name').fill('Too often');
+        await page.getByRole('radio', { name: 'Repeatedly' }).check();
+        await page.getByLabel('RRULE').fill('FREQ=SECONDLY');
+        await page.getByRole('button', { name: 'Create window' }).click();
+        await page.locator('[aria-invalid="true"]').first().waitFor();
+        const rrule = page.getByLabel('RRULE');
+        await expect(rrule.getAttribute('aria-invalid')).resolves.toBe('true');
+        await expect(page.getByRole('alert').allTextContents()).resolves.toContainEqual(
+          expect.stringMatching(/FREQ|HOURLY/),
+        );
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-422.png`, fullPage: true });
+
+        // Deleting asks first.
+        await page.goto(`${c.baseUrl}/maintenance`);
+        await page.getByRole('row', { name: /Database upgrade/ }).waitFor();
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-list.png`, fullPage: true });
+        page.once('dialog', (dialog) => void dialog.dismiss());
+        await page.getByRole('button', { name: 'Delete Database upgrade' }).click();
+        await page.getByRole('row', { name: /Database upgrade/ }).waitFor();
+        page.once('dialog', (dialog) => void dialog.accept());
+        await page.getByRole('button', { name: 'Delete Database upgrade' }).click();
+        await page.getByRole('row', { name: /Database upgrade/ }).waitFor({ state: 'detached' });
+        expect((await context.request.get(`${c.baseUrl}/api/maintenance_windows/${oneOff.id}`)).status()).toBe(404);
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+
+    it('a viewer invited by an admin reads monitors but sees no write button, and the API refuses their writes (403)', async () => {
+      const admin = await browser.newContext();
+      const viewer = await browser.newContext();
+      try {
+        const csrf = await signIn(admin, c);
+        const monitor = await post(admin, csrf, '/api/monitors', {
+          name: 'Seen by the viewer',
+          settings: { https: { url: 'https://viewer.example.com/' } },
+          regions: ['eu-west-1'],
+        });
+        const contact = await post(admin, csrf, '/api/contacts', {
+          name: 'Viewer-visible hook',
+          channel: 'webhook',
+          details: { url: 'https://hooks.example.com/x' },
+        });
+        // The admin invites from the settings page and hands over the set-password link.
+        const page = await admin.newPage();
+        await page.goto(`${c.baseUrl}/settings`);
+        const invite = page.locator('form', { hasText: 'Invite a user' });
+        await invite.getByLabel('E-mail').fill('vera@example.com');
+        await invite.getByLabel('Name').fill('Vera');
+        await invite.getByLabel('Role').selectOption('viewer');
+        await invite.getByRole('button', { name: 'Invite' }).click();
+        const link = await invite.locator('code.secret').textContent();
+        const { pathname, search } = new URL(link!);
+        expect(pathname).toBe('/set-password');
+
+        const v = await viewer.newPage();
+        await v.goto(`${c.baseUrl}${pathname}${search}`);
+        await v.getByLabel('Password', { exact: true }).fill('viewer password 1234');
+        await v.getByLabel('Password again').fill('viewer password 1234');
+        await v.getByRole('button', { name: 'Save password' }).click();
+        await v.getByRole('heading', { name: 'Sign in to Picket' }).waitFor();
+        await v.getByLabel('E-mail').fill('vera@example.com');
+        await v.getByLabel('Password').fill('viewer password 1234');
+        await v.getByRole('button', { name: 'Sign in' }).click();
+        await v.getByRole('heading', { name: 'Monitors', exact: true }).waitFor();
+        await v.getByRole('searchbox').fill('Seen by the viewer');
+        await v.getByRole('link', { name: 'Seen by the viewer' }).waitFor();
+        await v.screenshot({ path: `${ARTIFACTS}viewer-overview.png` });
+
+        // No way to write anywhere: every page the viewer can open, no create, edit, delete, pause or test button.
+        const writes = /^(New |Edit|Delete|Pause|Resume|Save|Create|Send test|Reactivate|Invite)/;
+        for (const path of [
+          '/monitors',
+          `/monitors/${monitor.id}`,
+          '/contacts',
+          '/status-pages',
+          '/maintenance',
+          '/incidents',
+        ]) {
+          await v.goto(c.baseUrl + path);
+          await v.locator('main h1').first().waitFor();
+          await v.waitForLoadState('networkidle');
+          const buttons = [
+            ...(await v.locator('main').getByRole('button').allTextContents()),
+            ...(await v.locator('main').getByRole('link').allTextContents()),
+          ].filter((text) => writes.test(text.trim()));
+          expect({ path, buttons }).toEqual({ path, buttons: [] });
+        }
+        await v.goto(`${c.baseUrl}/monitors/${monitor.id}/edit`);
+        await v.getByText('Your role can read monitors but not change them.').waitFor();
+        await v.goto(`${c.baseUrl}/contacts`);
+        await v.getByRole('cell', { name: 'Viewer-visible hook' }).waitFor();
+
+        // The API itself refuses the viewer's writes, with the session's own CSRF token.
+        const me = (await (await viewer.request.get(`${c.baseUrl}/api/me`)).json()).data;
+        expect(me.user.role).toBe('viewer');
+        const headers = { 'x-csrf-token': me.csrf_token as string };
+        const attempts = [
+          viewer.request.post(`${c.baseUrl}/api/monitors`, {
+            headers,
+            data: { name: 'x', settings: { tcp: { url: 'tcp://x.example.com:1' } }, regions: ['eu-west-1'] },
+          }),
+          viewer.request.put(`${c.baseUrl}/api/monitors/${monitor.id}`, { headers, data: { name: 'renamed' } }),
+          viewer.request.delete(`${c.baseUrl}/api/monitors/${monitor.id}`, { headers }),
+          viewer.request.delete(`${c.baseUrl}/api/contacts/${contact.id}`, { headers }),
+          viewer.request.post(`${c.baseUrl}/api/maintenance_windows`, {
+            headers,
+            data: { name: 'x', monitors: [], starts_at: 1, ends_at: 2 },
+          }),
+        ];
+        for (const answer of await Promise.all(attempts)) {
+          expect(answer.status()).toBe(403);
+          expect((await answer.json()).error.code).toBe('FORBIDDEN');
+        }
+        const still = (await (await admin.request.get(`${c.baseUrl}/api/monitors/${monitor.id}`)).json()).data;
+        expect(still.name).toBe('Seen by the viewer');
+      } finally {
+        await viewer.close();
+        await admin.close();
+      }
+    }, 120_000);
 
     it('creates an API key shown once with a copy button, listed by its prefix; it works with fetch until revoked', async () => {
       const context = await browser.newContext();
@@ -569,6 +775,14 @@ describe('dashboard', () => {
             name: `Backup job ${view}`,
             settings: { heartbeat: { period: 86_400, grace: 3600 } },
           });
+          const window = await post(context, csrf, '/api/maintenance_windows', {
+            name: `Weekly patching ${view}`,
+            monitors: [monitor.id],
+            starts_at: Math.floor(Date.now() / 1000) - 600,
+            rrule: 'FREQ=WEEKLY;BYDAY=MO,TH',
+            duration: 3600,
+            timezone: 'Europe/Berlin',
+          });
           const page = await context.newPage();
           const problems: string[] = [];
           page.on('console', (message) => {
@@ -589,6 +803,9 @@ describe('dashboard', () => {
             `/monitors/${dns.id}`,
             `/monitors/${heartbeat.id}`,
             `/monitors/${heartbeat.id}/edit`,
+            '/maintenance',
+            '/maintenance/new',
+            `/maintenance/${window.id}`,
           ]) {
             await page.goto(c.baseUrl + path);
             await page.locator('main h1').first().waitFor();
@@ -601,7 +818,9 @@ describe('dashboard', () => {
               ? `${name}-dns`
               : path.includes(heartbeat.id)
                 ? `${name}-heartbeat`
-                : name;
+                : path.includes(window.id)
+                  ? `${name}-window`
+                  : name;
             await page.screenshot({ path: `${ARTIFACTS}page-${shown}-${view}.png`, fullPage: true });
             await page.evaluate(AXE_SOURCE);
             const result = await page.evaluate(() => axe.run(document, { resultTypes: ['violations'] }));
@@ -625,7 +844,7 @@ describe('dashboard', () => {
           await context.close();
         }
       }
-    }, 180_000);
+    }, 300_000);
 
     it('creates a webhook contact from the channel table and shows the result of a test send', async () => {
       const received: string[] = [];

@@ -99,3 +99,15 @@ export function CopyButton({ text, label }: { text: string; label?: string }) {
     </button>
   );
 }
+
+/** What a page says instead of a form the user's role may not use (the API would answer 403). */
+export function ReadOnlyNote({ what, back }: { what: string; back: ReactNode }) {
+  return (
+    <section aria-labelledby="read-only-title">
+      <h1 id="read-only-title">Read only</h1>
+      <p className="note">
+        Your role can read {what} but not change them. {back}
+      </p>
+    </section>
+  );
+}

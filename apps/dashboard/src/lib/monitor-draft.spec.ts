@@ -33,7 +33,7 @@ const monitor = (settings: Monitor['settings'], regions = ['eu-west-1', 'us-east
   updated_at: 1,
 });
 
-/** Every settings key of every type (DECISIONS §3 and §14), set to something other than its default. */
+/** Every settings key of every type (docs/api.md), set to something other than its default. */
 const EVERY_SETTING: Record<MonitorType, Monitor['settings']> = {
   https: {
     https: {

@@ -40,7 +40,7 @@ const url = (placeholder: string, hint?: string): SettingField => ({
 });
 
 /**
- * Every settings key of every type the API takes (docs/api.md, DECISIONS §3 and §14), in the
+ * Every settings key of every type the API takes (docs/api.md, the monitor types), in the
  * order the form shows them. A key missing here would still survive an edit (`bodyOf` sends
  * back the stored keys the form does not know), but could not be set from the dashboard.
  */

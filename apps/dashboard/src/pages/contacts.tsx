@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { ErrorNote, Field, Loading, Time } from '../components/common.tsx';
+import { ErrorNote, Field, Loading, ReadOnlyNote, Time } from '../components/common.tsx';
 import { ApiError, api } from '../lib/api.ts';
 import {
   CHANNEL_IDS,
@@ -14,6 +14,7 @@ import {
 } from '../lib/channels.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
 import { Link, navigate } from '../lib/router.tsx';
+import { useCan } from '../lib/session.ts';
 
 interface ContactError {
   code: string;
@@ -77,6 +78,7 @@ function ContactActions({ contact }: { contact: Contact }) {
 }
 
 function ContactList() {
+  const canWrite = useCan('contacts:write');
   const list = useQuery({
     queryKey: ['contacts', 'list'],
     queryFn: async () => (await api.get<{ contacts: Contact[] }>('/api/contacts?per_page=100')).contacts,
@@ -85,9 +87,11 @@ function ContactList() {
     <section aria-labelledby="contacts-title">
       <div className="heading">
         <h1 id="contacts-title">Contacts</h1>
-        <Link className="button primary" href="/contacts/new">
-          New contact
-        </Link>
+        {canWrite && (
+          <Link className="button primary" href="/contacts/new">
+            New contact
+          </Link>
+        )}
       </div>
       {list.isPending && <Loading what="contacts" />}
       <ErrorNote error={list.error} />
@@ -106,21 +110,25 @@ function ContactList() {
                 <th scope="col">Channel</th>
                 <th scope="col">State</th>
                 <th scope="col">Last error</th>
-                <th scope="col">Actions</th>
+                {canWrite && <th scope="col">Actions</th>}
               </tr>
             </thead>
             <tbody>
               {list.data.map((c) => (
                 <tr key={c.id}>
-                  <td>{c.channel === 'push' ? c.name : <Link href={`/contacts/${c.id}`}>{c.name}</Link>}</td>
+                  <td>
+                    {c.channel === 'push' || !canWrite ? c.name : <Link href={`/contacts/${c.id}`}>{c.name}</Link>}
+                  </td>
                   <td>{channelLabel(c.channel)}</td>
                   <td>{c.active ? 'active' : 'deactivated'}</td>
                   <td className="wrap">
                     <LastError error={c.error} />
                   </td>
-                  <td>
-                    <ContactActions contact={c} />
-                  </td>
+                  {canWrite && (
+                    <td>
+                      <ContactActions contact={c} />
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
@@ -332,6 +340,9 @@ function ContactForm({ id }: { id?: string }) {
 
 /** Contacts: the list, or a contact's form (`/contacts/new`, `/contacts/{id}`). */
 export function ContactsPage({ id, creating }: { id?: string; creating?: boolean }) {
+  const canWrite = useCan('contacts:write');
+  if ((creating || id !== undefined) && !canWrite)
+    return <ReadOnlyNote what="contacts" back={<Link href="/contacts">Back to the contacts</Link>} />;
   if (creating) return <ContactForm />;
   if (id !== undefined) return <ContactForm id={id} />;
   return <ContactList />;

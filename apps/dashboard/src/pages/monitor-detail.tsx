@@ -6,6 +6,9 @@ import { CopyButton, ErrorNote, Loading, StatusBadge, TableScroll, Time } from '
 import { api, query } from '../lib/api.ts';
 import { monitorType, monitorUrl, shownStatus, type Monitor } from '../lib/monitors.ts';
 import { Link, navigate } from '../lib/router.tsx';
+import { useCan } from '../lib/session.ts';
+import { coveringNow } from '../lib/maintenance.ts';
+import { useMaintenanceWindows } from './maintenance.tsx';
 import { duration } from '../lib/time.ts';
 import type { Incident } from './incidents.tsx';
 
@@ -139,6 +142,8 @@ function PingUrl({ url, period }: { url: string; period: number }) {
 /** One monitor: status, figures, response times, why, recent checks, incidents, and its actions. */
 export function MonitorDetail({ id }: { id: string }) {
   const client = useQueryClient();
+  const canWrite = useCan('monitors:write');
+  const windows = useMaintenanceWindows();
   const monitor = useQuery({
     queryKey: ['monitor', id],
     queryFn: async () => (await api.get<{ data: Monitor }>(`/api/monitors/${id}`)).data,
@@ -188,6 +193,7 @@ export function MonitorDetail({ id }: { id: string }) {
   if (monitor.isError) return <ErrorNote error={monitor.error} />;
   const m = monitor.data;
   const open = incidents.data?.find((i) => !i.is_resolved);
+  const covering = coveringNow(windows.data ?? [], m.id);
   const https = m.settings.https;
   const heartbeat = m.settings.heartbeat;
 
@@ -200,27 +206,36 @@ export function MonitorDetail({ id }: { id: string }) {
         <h1 id="monitor-title">
           {m.name} <StatusBadge status={shownStatus(m)} />
         </h1>
-        <div className="actions">
-          <Link className="button" href={`/monitors/${m.id}/edit`}>
-            Edit
-          </Link>
-          <button type="button" onClick={() => toggle.mutate(m)} disabled={toggle.isPending}>
-            {m.active ? 'Pause' : 'Resume'}
-          </button>
-          <button
-            type="button"
-            className="danger"
-            onClick={() => {
-              if (confirm(`Delete the monitor “${m.name}” and its history and incidents? This cannot be undone.`))
-                remove.mutate();
-            }}
-            disabled={remove.isPending}
-          >
-            Delete
-          </button>
-        </div>
+        {canWrite && (
+          <div className="actions">
+            <Link className="button" href={`/monitors/${m.id}/edit`}>
+              Edit
+            </Link>
+            <button type="button" onClick={() => toggle.mutate(m)} disabled={toggle.isPending}>
+              {m.active ? 'Pause' : 'Resume'}
+            </button>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                if (confirm(`Delete the monitor “${m.name}” and its history and incidents? This cannot be undone.`))
+                  remove.mutate();
+              }}
+              disabled={remove.isPending}
+            >
+              Delete
+            </button>
+          </div>
+        )}
       </div>
       <ErrorNote error={toggle.error ?? remove.error} />
+      {covering.length > 0 && (
+        <p className="note maintenance" role="status">
+          Under maintenance: {covering.map((w) => w.name).join(', ')}. Checks go on, but no incident opens and nobody is
+          notified until {covering.length === 1 ? 'it ends' : 'they end'}.{' '}
+          <Link href="/maintenance">Maintenance windows</Link>
+        </p>
+      )}
       <dl className="facts">
         <div>
           <dt>{heartbeat ? 'Ping URL' : 'Target'}</dt>

@@ -17,6 +17,8 @@ import {
 } from '../lib/monitor-draft.ts';
 import { MONITOR_TYPES, TYPE_LABELS, type Monitor } from '../lib/monitors.ts';
 import { Link, navigate } from '../lib/router.tsx';
+import { useCan } from '../lib/session.ts';
+import { ReadOnlyNote } from '../components/common.tsx';
 
 /** One settings field of the type table, as its kind's control. */
 function SettingInput({
@@ -95,6 +97,17 @@ interface Contact {
 
 /** Create (no id) or edit a monitor; the API's 422 details show beside their fields. */
 export function MonitorForm({ id }: { id?: string }) {
+  if (!useCan('monitors:write'))
+    return (
+      <ReadOnlyNote
+        what="monitors"
+        back={<Link href={id === undefined ? '/monitors' : `/monitors/${id}`}>Back</Link>}
+      />
+    );
+  return <EditableMonitorForm id={id} />;
+}
+
+function EditableMonitorForm({ id }: { id: string | undefined }) {
   const client = useQueryClient();
   const existing = useQuery({
     queryKey: ['monitor', id],
