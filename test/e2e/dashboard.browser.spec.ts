@@ -347,7 +347,7 @@ describe('dashboard', () => {
         expect(title).toMatch(/ UTC$/);
 
         await page.goto(`${c.baseUrl}/monitors/new`);
-        await page.getByLabel('Name').fill('Broken');
+        await page.getByLabel('Name', { exact: true }).fill('Broken');
         await page.getByLabel('Address').fill('ftp://files.example.com/');
         await page.getByRole('button', { name: 'Create monitor' }).click();
         // The API's detail for settings.https.url appears under the Address field, tied to it.
@@ -418,7 +418,7 @@ describe('dashboard', () => {
         for (const body of bodies) {
           const created = await post(context, csrf, '/api/monitors', body);
           await page.goto(`${c.baseUrl}/monitors/${created.id}/edit`);
-          await page.getByLabel('Name').fill(`${String(body.name)} renamed`);
+          await page.getByLabel('Name', { exact: true }).fill(`${String(body.name)} renamed`);
           await page.getByRole('button', { name: 'Save changes' }).click();
           await page.waitForURL(`${c.baseUrl}/monitors/${created.id}`);
           const after = (await (await context.request.get(`${c.baseUrl}/api/monitors/${created.id}`)).json()).data;
@@ -464,7 +464,7 @@ describe('dashboard', () => {
             });
         }
         // A heartbeat made in the form: its page shows the ping URL with a copy button and curl lines.
-        await page.getByLabel('Name').fill('Nightly backup');
+        await page.getByLabel('Name', { exact: true }).fill('Nightly backup');
         await page.getByLabel('Expect a ping every (seconds)').fill('86400');
         await page.getByLabel('Grace (seconds)').fill('1800');
         await page.getByRole('button', { name: 'Create monitor' }).click();
@@ -542,7 +542,7 @@ describe('dashboard', () => {
         const now = Math.floor(Date.now() / 60_000) * 60;
         const page = await context.newPage();
         await page.goto(`${c.baseUrl}/maintenance/new`);
-        await page.getByLabel('Name').fill('Database upgrade');
+        await page.getByLabel('Name', { exact: true }).fill('Database upgrade');
         await page.getByRole('searchbox', { name: 'Find a monitor' }).fill('Maint target');
         await page.getByRole('checkbox', { name: 'Maint target' }).check();
         await expect(page.getByLabel('Time zone').inputValue()).resolves.toBe('Europe/Berlin');
@@ -566,16 +566,18 @@ describe('dashboard', () => {
         await page.goto(`${c.baseUrl}/monitors`);
         await page.getByRole('searchbox').fill('Maint target');
         await page.locator('li', { hasText: 'Maint target' }).getByText('Under maintenance').waitFor();
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-overview.png` });
         await page.goto(`${c.baseUrl}/monitors/${target.id}`);
         await page.getByRole('status').filter({ hasText: 'Under maintenance: Database upgrade' }).waitFor();
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-monitor.png` });
 
         // A weekly window from the builder.
         await page.goto(`${c.baseUrl}/maintenance/new`);
-        await page.getByLabel('Name').fill('Weekend backup');
+        await page.getByLabel('Name', { exact: true }).fill('Weekend backup');
         await page.getByRole('checkbox', { name: 'Every monitor of the account' }).check();
         await page.getByRole('radio', { name: 'Repeatedly' }).check();
         await page.getByRole('radio', { name: 'Every week' }).check();
-        await page.getByRole('checkbox', { name: 'Sat' }).check();
+        await page.getByRole('checkbox', { name: 'Sat', exact: true }).check();
         await page.getByLabel('First start').fill('2027-01-02T03:00');
         await page.getByLabel('Lasts (minutes)').fill('120');
         await expect(page.getByLabel('RRULE').inputValue()).resolves.toBe('FREQ=WEEKLY;BYDAY=SA,SU');
@@ -598,12 +600,12 @@ describe('dashboard', () => {
         });
         // Opened again, the builder shows the rule it made.
         await page.getByRole('link', { name: 'Weekend backup' }).click();
-        await expect(page.getByRole('checkbox', { name: 'Sat' }).isChecked()).resolves.toBe(true);
+        await expect(page.getByRole('checkbox', { name: 'Sat', exact: true }).isChecked()).resolves.toBe(true);
         await expect(page.getByLabel('First start').inputValue()).resolves.toBe('2027-01-02T03:00');
 
         // The API's refusal of a raw rule, under its field.
         await page.goto(`${c.baseUrl}/maintenance/new`);
-        await page.getByLabel('Name').fill('Too often');
+        await page.getByLabel('Name', { exact: true }).fill('Too often');
         await page.getByRole('radio', { name: 'Repeatedly' }).check();
         await page.getByLabel('RRULE').fill('FREQ=SECONDLY');
         await page.getByRole('button', { name: 'Create window' }).click();
@@ -864,7 +866,10 @@ describe('dashboard', () => {
         await page.getByLabel('URL').fill(`http://127.0.0.1:${port}/hook`);
         await page.getByRole('button', { name: 'Create contact' }).click();
         await page.getByRole('link', { name: 'Ops hook' }).waitFor();
-        await page.getByRole('button', { name: 'Send test' }).click();
+        await page
+          .getByRole('row', { name: /^Ops hook/ })
+          .getByRole('button', { name: 'Send test' })
+          .click();
         await page
           .getByRole('status')
           .filter({ hasText: /deliver/i })

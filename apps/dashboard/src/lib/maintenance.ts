@@ -1,5 +1,7 @@
 /** Maintenance windows as the API answers them (docs/api.md), and the pure logic of their pages. */
 
+import { timeParts } from './time.ts';
+
 export type WindowState = 'scheduled' | 'in_progress' | 'ended';
 
 export interface MaintenanceWindow {
@@ -116,19 +118,15 @@ export function describeRrule(rrule: string): string {
 
 /** `YYYY-MM-DDTHH:mm` (a datetime-local input's value) of a Unix time in `timeZone`. */
 export function wallTime(unixSeconds: number, timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(new Date(unixSeconds * 1000))
-      .map((p) => [p.type, p.value]),
-  );
+  const parts = timeParts(unixSeconds, {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
 }
 

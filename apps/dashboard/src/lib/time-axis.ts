@@ -4,6 +4,8 @@
  * browser's time zone (a parameter, for tests).
  */
 
+import { timeParts } from './time.ts';
+
 /** Steps between ticks, in seconds, that uPlot may choose from (the smallest that leaves room). */
 export const TIME_STEPS = [
   1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400, 172_800, 604_800,
@@ -11,19 +13,15 @@ export const TIME_STEPS = [
 ];
 
 function parts(unixSeconds: number, timeZone: string | undefined) {
-  const out = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      day: 'numeric',
-      month: 'short',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(new Date(unixSeconds * 1000))
-      .map((p) => [p.type, p.value]),
-  );
+  const out = timeParts(unixSeconds, {
+    timeZone,
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
   return {
     day: `${out.day} ${out.month}`,
     minute: `${out.hour}:${out.minute}`,

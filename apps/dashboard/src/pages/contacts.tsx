@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { ErrorNote, Field, Loading, ReadOnlyNote, Time } from '../components/common.tsx';
+import { FormActions } from '../components/form-actions.tsx';
 import { ApiError, api } from '../lib/api.ts';
 import {
   CHANNEL_IDS,
@@ -313,26 +314,15 @@ function ContactForm({ id }: { id?: string }) {
           <input type="checkbox" checked={downOnly} onChange={(e) => setDownOnly(e.target.checked)} />
           Down alerts only (no recovery messages)
         </label>
-        <div className="actions">
-          <button className="primary" type="submit" disabled={save.isPending}>
-            {save.isPending ? 'Saving…' : id === undefined ? 'Create contact' : 'Save changes'}
-          </button>
-          <Link className="button" href="/contacts">
-            Cancel
-          </Link>
-          {id !== undefined && (
-            <button
-              type="button"
-              className="danger"
-              onClick={() => {
-                if (confirm(`Delete the contact “${name}”? Monitors stop notifying it.`)) remove.mutate();
-              }}
-            >
-              Delete
-            </button>
-          )}
-        </div>
-        <ErrorNote error={remove.error} />
+        <FormActions
+          save={id === undefined ? 'Create contact' : 'Save changes'}
+          saving={save.isPending}
+          cancel="/contacts"
+          {...(id === undefined ? {} : { confirmDelete: `Delete the contact “${name}”? Monitors stop notifying it.` })}
+          onDelete={() => remove.mutate()}
+          deleting={remove.isPending}
+          deleteError={remove.error}
+        />
       </form>
     </section>
   );

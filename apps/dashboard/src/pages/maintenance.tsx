@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { ErrorNote, Field, Loading, ReadOnlyNote, TableScroll, Time } from '../components/common.tsx';
+import { FormActions } from '../components/form-actions.tsx';
 import { MonitorPicker } from '../components/monitor-picker.tsx';
 import { ApiError, api, query } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
@@ -493,28 +494,17 @@ function WindowForm({ id }: { id?: string }) {
           <input type="checkbox" checked={draft.active} onChange={(e) => set({ active: e.target.checked })} />
           Active (an inactive window covers nothing)
         </label>
-        <div className="actions">
-          <button className="primary" type="submit" disabled={save.isPending}>
-            {save.isPending ? 'Saving…' : id === undefined ? 'Create window' : 'Save changes'}
-          </button>
-          <Link className="button" href="/maintenance">
-            Cancel
-          </Link>
-          {id !== undefined && (
-            <button
-              type="button"
-              className="danger"
-              disabled={remove.isPending}
-              onClick={() => {
-                if (confirm(`Delete the maintenance window “${draft.name}”? Its monitors alert again at once.`))
-                  remove.mutate();
-              }}
-            >
-              Delete
-            </button>
-          )}
-        </div>
-        <ErrorNote error={remove.error} />
+        <FormActions
+          save={id === undefined ? 'Create window' : 'Save changes'}
+          saving={save.isPending}
+          cancel="/maintenance"
+          {...(id === undefined
+            ? {}
+            : { confirmDelete: `Delete the maintenance window “${draft.name}”? Its monitors alert again at once.` })}
+          onDelete={() => remove.mutate()}
+          deleting={remove.isPending}
+          deleteError={remove.error}
+        />
       </form>
     </section>
   );

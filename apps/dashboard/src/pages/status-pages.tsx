@@ -3,6 +3,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { ErrorNote, Field, Loading, ReadOnlyNote, Time } from '../components/common.tsx';
 import { ApiError, api } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
+import { FormActions } from '../components/form-actions.tsx';
 import { MonitorPicker } from '../components/monitor-picker.tsx';
 import { Link, navigate } from '../lib/router.tsx';
 import { useCan } from '../lib/session.ts';
@@ -222,27 +223,17 @@ function PageForm({ id }: { id?: string }) {
           />
           Say why each incident happened (addresses are taken out)
         </label>
-        <div className="actions">
-          <button className="primary" type="submit" disabled={save.isPending}>
-            {id === undefined ? 'Create status page' : 'Save changes'}
-          </button>
-          <Link className="button" href="/status-pages">
-            Cancel
-          </Link>
-          {id !== undefined && (
-            <button
-              type="button"
-              className="danger"
-              onClick={() => {
-                if (confirm(`Delete the status page “${draft.name}”? Its public address stops working.`))
-                  remove.mutate();
-              }}
-            >
-              Delete
-            </button>
-          )}
-        </div>
-        <ErrorNote error={remove.error} />
+        <FormActions
+          save={id === undefined ? 'Create status page' : 'Save changes'}
+          saving={save.isPending}
+          cancel="/status-pages"
+          {...(id === undefined
+            ? {}
+            : { confirmDelete: `Delete the status page “${draft.name}”? Its public address stops working.` })}
+          onDelete={() => remove.mutate()}
+          deleting={remove.isPending}
+          deleteError={remove.error}
+        />
       </form>
     </section>
   );
