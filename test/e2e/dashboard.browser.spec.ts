@@ -347,7 +347,7 @@ describe('dashboard', () => {
         expect(title).toMatch(/ UTC$/);
 
         await page.goto(`${c.baseUrl}/monitors/new`);
-        await page.getByLabel('Name').fill('Broken');
+        await page.getByLabel('Name', { exact: true }).fill('Broken');
         await page.getByLabel('Address').fill('ftp://files.example.com/');
         await page.getByRole('button', { name: 'Create monitor' }).click();
         // The API's detail for settings.https.url appears under the Address field, tied to it.
@@ -362,6 +362,370 @@ describe('dashboard', () => {
         await context.close();
       }
     });
+
+    it('editing only the name in the form keeps every setting of every type, as the API returned it', async () => {
+      const context = await browser.newContext();
+      try {
+        const csrf = await signIn(context, c);
+        const bodies: Record<string, unknown>[] = [
+          {
+            name: 'Every HTTPS setting',
+            settings: {
+              https: {
+                url: 'https://api.example.com/health',
+                check_certificate_expiration: false,
+                http_method: 'POST',
+                http_statuses: '200-299,301',
+                request_headers: 'Accept: application/json\nX-Probe: picket',
+                request_body: '{"ping": true}',
+                response_body: 'ok',
+                follow_redirect: false,
+                response_body_absent: 'error',
+                json_assertions: [
+                  { path: '$.status', op: 'eq', value: 'ok' },
+                  { path: '$.items', op: 'exists' },
+                  { path: '$.load', op: 'lt', value: 0.8 },
+                ],
+                ignore_tls_errors: true,
+              },
+            },
+            regions: ['eu-west-1', 'us-east-1'],
+            check_interval: 60,
+            timeout: 20,
+            fail_threshold: 3,
+          },
+          {
+            name: 'Every TCP setting',
+            settings: { tcp: { url: 'tcp://db.example.com:5432' } },
+            regions: ['eu-west-1'],
+          },
+          { name: 'Every ping setting', settings: { ping: { url: 'ping://example.com' } }, regions: ['us-west-2'] },
+          {
+            name: 'Every DNS setting',
+            settings: {
+              dns: {
+                url: 'dns://example.com',
+                record_type: 'MX',
+                resolver: '9.9.9.9:53',
+                expected: ['10 mx.example.com'],
+              },
+            },
+            regions: ['eu-west-1'],
+          },
+          { name: 'Every heartbeat setting', settings: { heartbeat: { period: 86_400, grace: 3600 } } },
+        ];
+        const page = await context.newPage();
+        for (const body of bodies) {
+          const created = await post(context, csrf, '/api/monitors', body);
+          await page.goto(`${c.baseUrl}/monitors/${created.id}/edit`);
+          await page.getByLabel('Name', { exact: true }).fill(`${String(body.name)} renamed`);
+          await page.getByRole('button', { name: 'Save changes' }).click();
+          await page.waitForURL(`${c.baseUrl}/monitors/${created.id}`);
+          const after = (await (await context.request.get(`${c.baseUrl}/api/monitors/${created.id}`)).json()).data;
+          const { updated_at: _u, name: _n, ...rest } = after;
+          const { updated_at: _v, name: _m, ...before } = created;
+          expect({ name: after.name, ...rest }).toEqual({ name: `${String(body.name)} renamed`, ...before });
+        }
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+
+    it("labels each type's choice in the new-monitor form by its own name and shows that type's settings", async () => {
+      const context = await browser.newContext();
+      try {
+        await signIn(context, c);
+        const page = await context.newPage();
+        await page.goto(`${c.baseUrl}/monitors/new`);
+        const radios = page.getByRole('group', { name: 'Type' }).getByRole('radio');
+        await radios.first().waitFor();
+        const labels = await page.locator('fieldset:has(legend:text-is("Type")) label').allTextContents();
+        expect(labels).toEqual(['HTTP(S)', 'TCP port', 'Ping (ICMP)', 'DNS record', 'Heartbeat (cron job)']);
+        // Each choice shows its own fields.
+        const shows: [string, string[], string[]][] = [
+          ['HTTP(S)', ['Address', 'Method', 'JSON assertions', 'Response must not contain'], ['Record type']],
+          ['TCP port', ['Address', 'Timeout (seconds)'], ['Method', 'Record type']],
+          ['Ping (ICMP)', ['Address'], ['Method']],
+          ['DNS record', ['Address', 'Record type', 'Resolver', 'Expected values'], ['Method']],
+          [
+            'Heartbeat (cron job)',
+            ['Expect a ping every (seconds)', 'Grace (seconds)'],
+            ['Address', 'Timeout (seconds)'],
+          ],
+        ];
+        for (const [label, present, absent] of shows) {
+          await page.getByRole('radio', { name: label, exact: true }).check();
+          for (const field of present) await page.getByLabel(field, { exact: true }).waitFor();
+          for (const field of absent)
+            expect({ label, field, count: await page.getByLabel(field, { exact: true }).count() }).toEqual({
+              label,
+              field,
+              count: 0,
+            });
+        }
+        // A heartbeat made in the form: its page shows the ping URL with a copy button and curl lines.
+        await page.getByLabel('Name', { exact: true }).fill('Nightly backup');
+        await page.getByLabel('Expect a ping every (seconds)').fill('86400');
+        await page.getByLabel('Grace (seconds)').fill('1800');
+        await page.getByRole('button', { name: 'Create monitor' }).click();
+        await page.getByRole('heading', { name: /Nightly backup/ }).waitFor();
+        const id = new URL(page.url()).pathname.split('/').pop()!;
+        const stored = (await (await context.request.get(`${c.baseUrl}/api/monitors/${id}`)).json()).data;
+        expect(stored.settings.heartbeat).toMatchObject({ period: 86_400, grace: 1800 });
+        expect(stored.regions).toEqual([]);
+        const pingUrl = stored.settings.heartbeat.ping_url as string;
+        await page.getByText(`curl -fsS ${pingUrl}`, { exact: true }).waitFor();
+        await page.getByText(`curl -fsS ${pingUrl}/fail`, { exact: true }).waitFor();
+        await page.getByRole('button', { name: 'Copy the ping URL' }).waitFor();
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+
+    it('the virtual list draws and scrolls its rows again after a search that matched nothing is cleared', async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        const csrf = await signIn(context, c);
+        for (let i = 1; i <= 60; i += 1) {
+          await post(context, csrf, '/api/monitors', {
+            name: `Zulu ${String(i).padStart(3, '0')}`,
+            settings: { tcp: { url: `tcp://zulu${i}.example.com:22` } },
+            regions: ['eu-west-1'],
+          });
+        }
+        const page = await context.newPage();
+        await page.goto(`${c.baseUrl}/monitors`);
+        await page.getByLabel('Sort').selectOption('name');
+        const search = page.getByRole('searchbox');
+        const list = page.getByRole('region', { name: 'Monitors list' }).or(page.getByLabel('Monitors list'));
+        const toBottom = () =>
+          list.evaluate((element: { scrollTop: number; scrollHeight: number }) => {
+            element.scrollTop = element.scrollHeight;
+          });
+        await search.fill('Zulu');
+        await page.getByText(/^60 of \d+ monitors shown/).waitFor();
+        await toBottom();
+        await page.getByRole('link', { name: 'Zulu 060' }).waitFor();
+        await search.fill('no monitor is called this');
+        await page.getByText(/^0 of \d+ monitors shown/).waitFor();
+        await search.fill('Zulu');
+        // The top rows are drawn where the list now starts, and scrolling draws the rest.
+        await page.getByRole('link', { name: 'Zulu 001' }).waitFor({ timeout: 5000 });
+        await toBottom();
+        await page.getByRole('link', { name: 'Zulu 060' }).waitFor({ timeout: 5000 });
+        await page.screenshot({ path: `${ARTIFACTS}overview-after-empty-filter.png` });
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+
+    it('plans maintenance windows (one-off and weekly, in the browser zone), shows them on the monitor, maps a 422 inline, deletes with confirmation', async () => {
+      const context = await browser.newContext({ timezoneId: 'Europe/Berlin' });
+      try {
+        const csrf = await signIn(context, c);
+        const target = await post(context, csrf, '/api/monitors', {
+          name: 'Maint target',
+          settings: { tcp: { url: 'tcp://maint.example.com:443' } },
+          regions: ['eu-west-1'],
+        });
+        const wall = (unix: number) =>
+          new Intl.DateTimeFormat('sv-SE', {
+            timeZone: 'Europe/Berlin',
+            year: 'numeric',
+            month: '2-digit',
+            day: '2-digit',
+            hour: '2-digit',
+            minute: '2-digit',
+          })
+            .format(new Date(unix * 1000))
+            .replace(' ', 'T');
+        const now = Math.floor(Date.now() / 60_000) * 60;
+        const page = await context.newPage();
+        await page.goto(`${c.baseUrl}/maintenance/new`);
+        await page.getByLabel('Name', { exact: true }).fill('Database upgrade');
+        await page.getByRole('searchbox', { name: 'Find a monitor' }).fill('Maint target');
+        await page.getByRole('checkbox', { name: 'Maint target' }).check();
+        await expect(page.getByLabel('Time zone').inputValue()).resolves.toBe('Europe/Berlin');
+        await page.getByLabel('Starts').fill(wall(now - 3600));
+        await page.getByLabel('Ends').fill(wall(now + 3600));
+        await page.getByRole('button', { name: 'Create window' }).click();
+        const row = page.getByRole('row', { name: /Database upgrade/ });
+        await row.getByText('In progress').waitFor();
+        const listed = (await (await context.request.get(`${c.baseUrl}/api/maintenance_windows`)).json()).data
+          .maintenance_windows as any[];
+        const oneOff = listed.find((w) => w.name === 'Database upgrade');
+        expect(oneOff).toMatchObject({
+          monitors: [target.id],
+          starts_at: now - 3600,
+          ends_at: now + 3600,
+          timezone: 'Europe/Berlin',
+          state: 'in_progress',
+        });
+
+        // The monitor says so on the overview and on its page.
+        await page.goto(`${c.baseUrl}/monitors`);
+        await page.getByRole('searchbox').fill('Maint target');
+        await page.locator('li', { hasText: 'Maint target' }).getByText('Under maintenance').waitFor();
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-overview.png` });
+        await page.goto(`${c.baseUrl}/monitors/${target.id}`);
+        await page.getByRole('status').filter({ hasText: 'Under maintenance: Database upgrade' }).waitFor();
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-monitor.png` });
+
+        // A weekly window from the builder.
+        await page.goto(`${c.baseUrl}/maintenance/new`);
+        await page.getByLabel('Name', { exact: true }).fill('Weekend backup');
+        await page.getByRole('checkbox', { name: 'Every monitor of the account' }).check();
+        await page.getByRole('radio', { name: 'Repeatedly' }).check();
+        await page.getByRole('radio', { name: 'Every week' }).check();
+        await page.getByRole('checkbox', { name: 'Sat', exact: true }).check();
+        await page.getByLabel('First start').fill('2027-01-02T03:00');
+        await page.getByLabel('Lasts (minutes)').fill('120');
+        await expect(page.getByLabel('RRULE').inputValue()).resolves.toBe('FREQ=WEEKLY;BYDAY=SA,SU');
+        await page.getByRole('button', { name: 'Create window' }).click();
+        await page
+          .getByRole('row', { name: /Weekend backup/ })
+          .getByText('every Sat, Sun')
+          .waitFor();
+        const weekly = (
+          (await (await context.request.get(`${c.baseUrl}/api/maintenance_windows`)).json()).data
+            .maintenance_windows as any[]
+        ).find((w) => w.name === 'Weekend backup');
+        expect(weekly).toMatchObject({
+          monitors: [],
+          rrule: 'FREQ=WEEKLY;BYDAY=SA,SU',
+          duration: 7200,
+          timezone: 'Europe/Berlin',
+          starts_at: Date.UTC(2027, 0, 2, 2, 0) / 1000,
+          ends_at: null,
+        });
+        // Opened again, the builder shows the rule it made.
+        await page.getByRole('link', { name: 'Weekend backup' }).click();
+        await expect(page.getByRole('checkbox', { name: 'Sat', exact: true }).isChecked()).resolves.toBe(true);
+        await expect(page.getByLabel('First start').inputValue()).resolves.toBe('2027-01-02T03:00');
+
+        // The API's refusal of a raw rule, under its field.
+        await page.goto(`${c.baseUrl}/maintenance/new`);
+        await page.getByLabel('Name', { exact: true }).fill('Too often');
+        await page.getByRole('radio', { name: 'Repeatedly' }).check();
+        await page.getByLabel('RRULE').fill('FREQ=SECONDLY');
+        await page.getByRole('button', { name: 'Create window' }).click();
+        await page.locator('[aria-invalid="true"]').first().waitFor();
+        const rrule = page.getByLabel('RRULE');
+        await expect(rrule.getAttribute('aria-invalid')).resolves.toBe('true');
+        await expect(page.getByRole('alert').allTextContents()).resolves.toContainEqual(
+          expect.stringMatching(/FREQ|HOURLY/),
+        );
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-422.png`, fullPage: true });
+
+        // Deleting asks first.
+        await page.goto(`${c.baseUrl}/maintenance`);
+        await page.getByRole('row', { name: /Database upgrade/ }).waitFor();
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-list.png`, fullPage: true });
+        page.once('dialog', (dialog) => void dialog.dismiss());
+        await page.getByRole('button', { name: 'Delete Database upgrade' }).click();
+        await page.getByRole('row', { name: /Database upgrade/ }).waitFor();
+        page.once('dialog', (dialog) => void dialog.accept());
+        await page.getByRole('button', { name: 'Delete Database upgrade' }).click();
+        await page.getByRole('row', { name: /Database upgrade/ }).waitFor({ state: 'detached' });
+        expect((await context.request.get(`${c.baseUrl}/api/maintenance_windows/${oneOff.id}`)).status()).toBe(404);
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+
+    it('a viewer invited by an admin reads monitors but sees no write button, and the API refuses their writes (403)', async () => {
+      const admin = await browser.newContext();
+      const viewer = await browser.newContext();
+      try {
+        const csrf = await signIn(admin, c);
+        const monitor = await post(admin, csrf, '/api/monitors', {
+          name: 'Seen by the viewer',
+          settings: { https: { url: 'https://viewer.example.com/' } },
+          regions: ['eu-west-1'],
+        });
+        const contact = await post(admin, csrf, '/api/contacts', {
+          name: 'Viewer-visible hook',
+          channel: 'webhook',
+          details: { url: 'https://hooks.example.com/x' },
+        });
+        // The admin invites from the settings page and hands over the set-password link.
+        const page = await admin.newPage();
+        await page.goto(`${c.baseUrl}/settings`);
+        const invite = page.locator('form', { hasText: 'Invite a user' });
+        await invite.getByLabel('E-mail').fill('vera@example.com');
+        await invite.getByLabel('Name').fill('Vera');
+        await invite.getByLabel('Role').selectOption('viewer');
+        await invite.getByRole('button', { name: 'Invite' }).click();
+        const link = await invite.locator('code.secret').textContent();
+        const { pathname, search } = new URL(link!);
+        expect(pathname).toBe('/set-password');
+
+        const v = await viewer.newPage();
+        await v.goto(`${c.baseUrl}${pathname}${search}`);
+        await v.getByLabel('Password', { exact: true }).fill('viewer password 1234');
+        await v.getByLabel('Password again').fill('viewer password 1234');
+        await v.getByRole('button', { name: 'Save password' }).click();
+        await v.getByRole('heading', { name: 'Sign in to Picket' }).waitFor();
+        await v.getByLabel('E-mail').fill('vera@example.com');
+        await v.getByLabel('Password').fill('viewer password 1234');
+        await v.getByRole('button', { name: 'Sign in' }).click();
+        await v.getByRole('heading', { name: 'Monitors', exact: true }).waitFor();
+        await v.getByRole('searchbox').fill('Seen by the viewer');
+        await v.getByRole('link', { name: 'Seen by the viewer' }).waitFor();
+        await v.screenshot({ path: `${ARTIFACTS}viewer-overview.png` });
+
+        // No way to write anywhere: every page the viewer can open, no create, edit, delete, pause or test button.
+        const writes = /^(New |Edit|Delete|Pause|Resume|Save|Create|Send test|Reactivate|Invite)/;
+        for (const path of [
+          '/monitors',
+          `/monitors/${monitor.id}`,
+          '/contacts',
+          '/status-pages',
+          '/maintenance',
+          '/incidents',
+        ]) {
+          await v.goto(c.baseUrl + path);
+          await v.locator('main h1').first().waitFor();
+          await v.waitForLoadState('networkidle');
+          const buttons = [
+            ...(await v.locator('main').getByRole('button').allTextContents()),
+            ...(await v.locator('main').getByRole('link').allTextContents()),
+          ].filter((text) => writes.test(text.trim()));
+          expect({ path, buttons }).toEqual({ path, buttons: [] });
+        }
+        await v.goto(`${c.baseUrl}/monitors/${monitor.id}/edit`);
+        await v.getByText('Your role can read monitors but not change them.').waitFor();
+        await v.goto(`${c.baseUrl}/contacts`);
+        await v.getByRole('cell', { name: 'Viewer-visible hook' }).waitFor();
+
+        // The API itself refuses the viewer's writes, with the session's own CSRF token.
+        const me = (await (await viewer.request.get(`${c.baseUrl}/api/me`)).json()).data;
+        expect(me.user.role).toBe('viewer');
+        const headers = { 'x-csrf-token': me.csrf_token as string };
+        const attempts = [
+          viewer.request.post(`${c.baseUrl}/api/monitors`, {
+            headers,
+            data: { name: 'x', settings: { tcp: { url: 'tcp://x.example.com:1' } }, regions: ['eu-west-1'] },
+          }),
+          viewer.request.put(`${c.baseUrl}/api/monitors/${monitor.id}`, { headers, data: { name: 'renamed' } }),
+          viewer.request.delete(`${c.baseUrl}/api/monitors/${monitor.id}`, { headers }),
+          viewer.request.delete(`${c.baseUrl}/api/contacts/${contact.id}`, { headers }),
+          viewer.request.post(`${c.baseUrl}/api/maintenance_windows`, {
+            headers,
+            data: { name: 'x', monitors: [], starts_at: 1, ends_at: 2 },
+          }),
+        ];
+        for (const answer of await Promise.all(attempts)) {
+          expect(answer.status()).toBe(403);
+          expect((await answer.json()).error.code).toBe('FORBIDDEN');
+        }
+        const still = (await (await admin.request.get(`${c.baseUrl}/api/monitors/${monitor.id}`)).json()).data;
+        expect(still.name).toBe('Seen by the viewer');
+      } finally {
+        await viewer.close();
+        await admin.close();
+      }
+    }, 120_000);
 
     it('creates an API key shown once with a copy button, listed by its prefix; it works with fetch until revoked', async () => {
       const context = await browser.newContext();
@@ -403,7 +767,7 @@ describe('dashboard', () => {
             settings: { tcp: { url: 'tcp://db.example.com:5432' } },
             regions: ['eu-west-1'],
           });
-          // The types the dashboard only shows (DNS can also be created in its form; heartbeats are edited through the API).
+          // The other types, each with its own settings in the form.
           const dns = await post(context, csrf, '/api/monitors', {
             name: `DNS ${view}`,
             settings: { dns: { url: 'dns://example.com', record_type: 'MX' } },
@@ -412,6 +776,14 @@ describe('dashboard', () => {
           const heartbeat = await post(context, csrf, '/api/monitors', {
             name: `Backup job ${view}`,
             settings: { heartbeat: { period: 86_400, grace: 3600 } },
+          });
+          const window = await post(context, csrf, '/api/maintenance_windows', {
+            name: `Weekly patching ${view}`,
+            monitors: [monitor.id],
+            starts_at: Math.floor(Date.now() / 1000) - 600,
+            rrule: 'FREQ=WEEKLY;BYDAY=MO,TH',
+            duration: 3600,
+            timezone: 'Europe/Berlin',
           });
           const page = await context.newPage();
           const problems: string[] = [];
@@ -433,6 +805,9 @@ describe('dashboard', () => {
             `/monitors/${dns.id}`,
             `/monitors/${heartbeat.id}`,
             `/monitors/${heartbeat.id}/edit`,
+            '/maintenance',
+            '/maintenance/new',
+            `/maintenance/${window.id}`,
           ]) {
             await page.goto(c.baseUrl + path);
             await page.locator('main h1').first().waitFor();
@@ -445,7 +820,9 @@ describe('dashboard', () => {
               ? `${name}-dns`
               : path.includes(heartbeat.id)
                 ? `${name}-heartbeat`
-                : name;
+                : path.includes(window.id)
+                  ? `${name}-window`
+                  : name;
             await page.screenshot({ path: `${ARTIFACTS}page-${shown}-${view}.png`, fullPage: true });
             await page.evaluate(AXE_SOURCE);
             const result = await page.evaluate(() => axe.run(document, { resultTypes: ['violations'] }));
@@ -454,15 +831,14 @@ describe('dashboard', () => {
               .map((v: any) => `${path}: ${v.id}`);
             expect(serious).toEqual([]);
           }
-          // What the other types show: the heartbeat's ping URL as its target, and no form it cannot fill.
+          // What the other types show: the heartbeat's ping URL as its target, and its schedule in the form.
           await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}`);
           await page
             .getByText(heartbeat.settings.heartbeat.ping_url as string)
             .first()
             .waitFor();
           await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}/edit`);
-          await page.getByText('Heartbeat monitors are changed through the API for now').waitFor();
-          expect(await page.getByRole('button', { name: /save/i }).count()).toBe(0);
+          await expect(page.getByLabel('Expect a ping every (seconds)').inputValue()).resolves.toBe('86400');
           await page.goto(`${c.baseUrl}/monitors/${dns.id}`);
           await page.getByText('dns://example.com').first().waitFor();
           expect(problems).toEqual([]);
@@ -470,7 +846,7 @@ describe('dashboard', () => {
           await context.close();
         }
       }
-    }, 180_000);
+    }, 300_000);
 
     it('creates a webhook contact from the channel table and shows the result of a test send', async () => {
       const received: string[] = [];
@@ -490,7 +866,10 @@ describe('dashboard', () => {
         await page.getByLabel('URL').fill(`http://127.0.0.1:${port}/hook`);
         await page.getByRole('button', { name: 'Create contact' }).click();
         await page.getByRole('link', { name: 'Ops hook' }).waitFor();
-        await page.getByRole('button', { name: 'Send test' }).click();
+        await page
+          .getByRole('row', { name: /^Ops hook/ })
+          .getByRole('button', { name: 'Send test' })
+          .click();
         await page
           .getByRole('status')
           .filter({ hasText: /deliver/i })

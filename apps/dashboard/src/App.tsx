@@ -9,6 +9,7 @@ import { applyTheme, storedTheme, type ThemeChoice } from './lib/theme.ts';
 import { AuthPage } from './pages/auth.tsx';
 import { ContactsPage } from './pages/contacts.tsx';
 import { IncidentPage, IncidentsPage } from './pages/incidents.tsx';
+import { MaintenancePage } from './pages/maintenance.tsx';
 import { MonitorDetail } from './pages/monitor-detail.tsx';
 import { MonitorForm } from './pages/monitor-form.tsx';
 import { Overview } from './pages/overview.tsx';
@@ -20,6 +21,7 @@ const NAV = [
   { href: '/incidents', label: 'Incidents', match: ['/incidents'] },
   { href: '/contacts', label: 'Contacts', match: ['/contacts'] },
   { href: '/status-pages', label: 'Status pages', match: ['/status-pages'] },
+  { href: '/maintenance', label: 'Maintenance', match: ['/maintenance'] },
   { href: '/settings', label: 'Settings', match: ['/settings'] },
 ];
 
@@ -39,6 +41,9 @@ function page(path: string, me: Me): { title: string; node: ReactNode } | null {
     ['/status-pages', 'Status pages', () => <StatusPagesPage />],
     ['/status-pages/new', 'New status page', () => <StatusPagesPage creating />],
     ['/status-pages/:id', 'Status page', (p) => <StatusPagesPage id={p.id} />],
+    ['/maintenance', 'Maintenance', () => <MaintenancePage />],
+    ['/maintenance/new', 'New maintenance window', () => <MaintenancePage creating />],
+    ['/maintenance/:id', 'Maintenance window', (p) => <MaintenancePage id={p.id} />],
     ['/settings', 'Settings', () => <SettingsPage me={me} />],
   ];
   for (const [pattern, title, render] of table) {

@@ -27,6 +27,9 @@ export const CLIENT_ROUTES: readonly { path: string; id?: PathParameter; what: s
   { path: 'status-pages', what: 'Status pages' },
   { path: 'status-pages/new', what: 'New status page' },
   { path: 'status-pages/:ref', id: 'DashboardRef', what: 'A status page' },
+  { path: 'maintenance', what: 'Maintenance windows' },
+  { path: 'maintenance/new', what: 'New maintenance window' },
+  { path: 'maintenance/:ref', id: 'DashboardRef', what: 'A maintenance window' },
   { path: 'settings', what: 'Account settings' },
 ];
 
@@ -85,7 +88,7 @@ export class DashboardController {
 }
 
 // One handler per client route (a handler's documented operations must all fit each of its
-// routes), added to the class from the table above rather than written out sixteen times.
+// routes), added to the class from the table above rather than written out once per route.
 const proto = DashboardController.prototype as unknown as Record<string, unknown>;
 for (const route of CLIENT_ROUTES) {
   const name = `page_${route.path.replace(/[^a-z]+/g, '_')}`;

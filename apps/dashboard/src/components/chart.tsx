@@ -3,6 +3,8 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
 import type { ChartSeries } from '../lib/chart-data.ts';
+import { localTime } from '../lib/time.ts';
+import { timeLabels, TIME_STEPS } from '../lib/time-axis.ts';
 
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
 
@@ -42,11 +44,18 @@ export function TimeChart({ x, series, label }: { x: number[]; series: ChartSeri
         height: 260,
         scales: { x: { time: true } },
         axes: [
-          { stroke: ink, grid: { stroke: grid } },
+          {
+            stroke: ink,
+            grid: { stroke: grid },
+            // Whole steps of a second or more, labelled as precisely as the step needs, in the local zone.
+            incrs: TIME_STEPS,
+            space: 70,
+            values: (_u, ticks, _axis, _space, step) => timeLabels(ticks, step),
+          },
           { stroke: ink, grid: { stroke: grid }, values: (_u, ticks) => ticks.map((t) => `${t} ms`), size: 60 },
         ],
         series: [
-          {},
+          { value: (_u: uPlot, v: number | null) => (v === null ? '–' : localTime(v)) },
           ...series.map((s, i) => ({
             label: s.label,
             stroke: PALETTE[i % PALETTE.length],

@@ -1,4 +1,4 @@
-import { useId, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { STATUS_LABELS, type ShownStatus } from '../lib/monitors.ts';
 import { localTime, utcTime } from '../lib/time.ts';
 
@@ -81,5 +81,33 @@ export function TableScroll({ label, children }: { label: string; children: Reac
     <div className="table-scroll" role="region" aria-label={label} tabIndex={0}>
       {children}
     </div>
+  );
+}
+
+/** Copies `text` to the clipboard; says "Copied" once done. `label` names it for screen readers when the text is not beside it. */
+export function CopyButton({ text, label }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  return (
+    <button
+      type="button"
+      aria-label={label}
+      onClick={() => {
+        void navigator.clipboard.writeText(text).then(() => setCopied(text));
+      }}
+    >
+      {copied === text ? 'Copied' : 'Copy'}
+    </button>
+  );
+}
+
+/** What a page says instead of a form the user's role may not use (the API would answer 403). */
+export function ReadOnlyNote({ what, back }: { what: string; back: ReactNode }) {
+  return (
+    <section aria-labelledby="read-only-title">
+      <h1 id="read-only-title">Read only</h1>
+      <p className="note">
+        Your role can read {what} but not change them. {back}
+      </p>
+    </section>
   );
 }

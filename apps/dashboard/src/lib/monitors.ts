@@ -12,6 +12,9 @@ export interface HttpsSettings {
   request_body?: string;
   response_body?: string;
   follow_redirect?: boolean;
+  response_body_absent?: string;
+  json_assertions?: { path: string; op: string; value?: unknown }[];
+  ignore_tls_errors?: boolean;
 }
 
 export interface Monitor {
@@ -26,7 +29,7 @@ export interface Monitor {
     https?: HttpsSettings;
     tcp?: { url: string };
     ping?: { url: string };
-    dns?: { url: string; record_type?: string };
+    dns?: { url: string; record_type?: string; resolver?: string; expected?: string[] };
     heartbeat?: { period: number; grace: number; ping_url?: string };
   };
   contacts: string[];
@@ -36,6 +39,17 @@ export interface Monitor {
   created_at: number;
   updated_at: number;
 }
+
+/** Each type's name in the dashboard (the form's choices, the overview's filter and column). */
+export const TYPE_LABELS: Record<MonitorType, string> = {
+  https: 'HTTP(S)',
+  tcp: 'TCP port',
+  ping: 'Ping (ICMP)',
+  dns: 'DNS record',
+  heartbeat: 'Heartbeat (cron job)',
+};
+
+export const MONITOR_TYPES = Object.keys(TYPE_LABELS) as MonitorType[];
 
 export interface Pagination {
   page: number;

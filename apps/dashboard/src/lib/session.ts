@@ -40,3 +40,8 @@ export function useMe() {
 }
 
 export const can = (me: Me | null | undefined, permission: string) => me?.permissions.includes(permission) ?? false;
+
+/** Whether the signed-in user holds `permission`: pages show their write buttons only then (a viewer reads). */
+export function useCan(permission: string): boolean {
+  return can(useMe().data, permission);
+}

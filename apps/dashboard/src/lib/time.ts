@@ -47,3 +47,14 @@ export function ago(unixSeconds: number, nowSeconds: number): string {
   if (diff < 5) return 'just now';
   return `${duration(diff).split(' ').slice(0, 2).join(' ')} ago`;
 }
+
+/** The parts of a Unix time as `Intl.DateTimeFormat` formats them with `options` (`{hour: '14', minute: '05', …}`). */
+export function timeParts(
+  unixSeconds: number,
+  options: Intl.DateTimeFormatOptions,
+  locale = 'en-GB',
+): Partial<Record<Intl.DateTimeFormatPartTypes, string>> {
+  return Object.fromEntries(
+    new Intl.DateTimeFormat(locale, options).formatToParts(new Date(unixSeconds * 1000)).map((p) => [p.type, p.value]),
+  );
+}

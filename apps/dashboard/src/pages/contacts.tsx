@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { ErrorNote, Field, Loading, Time } from '../components/common.tsx';
+import { ErrorNote, Field, Loading, ReadOnlyNote, Time } from '../components/common.tsx';
+import { FormActions } from '../components/form-actions.tsx';
 import { ApiError, api } from '../lib/api.ts';
 import {
   CHANNEL_IDS,
@@ -14,6 +15,7 @@ import {
 } from '../lib/channels.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
 import { Link, navigate } from '../lib/router.tsx';
+import { useCan } from '../lib/session.ts';
 
 interface ContactError {
   code: string;
@@ -77,6 +79,7 @@ function ContactActions({ contact }: { contact: Contact }) {
 }
 
 function ContactList() {
+  const canWrite = useCan('contacts:write');
   const list = useQuery({
     queryKey: ['contacts', 'list'],
     queryFn: async () => (await api.get<{ contacts: Contact[] }>('/api/contacts?per_page=100')).contacts,
@@ -85,9 +88,11 @@ function ContactList() {
     <section aria-labelledby="contacts-title">
       <div className="heading">
         <h1 id="contacts-title">Contacts</h1>
-        <Link className="button primary" href="/contacts/new">
-          New contact
-        </Link>
+        {canWrite && (
+          <Link className="button primary" href="/contacts/new">
+            New contact
+          </Link>
+        )}
       </div>
       {list.isPending && <Loading what="contacts" />}
       <ErrorNote error={list.error} />
@@ -106,21 +111,25 @@ function ContactList() {
                 <th scope="col">Channel</th>
                 <th scope="col">State</th>
                 <th scope="col">Last error</th>
-                <th scope="col">Actions</th>
+                {canWrite && <th scope="col">Actions</th>}
               </tr>
             </thead>
             <tbody>
               {list.data.map((c) => (
                 <tr key={c.id}>
-                  <td>{c.channel === 'push' ? c.name : <Link href={`/contacts/${c.id}`}>{c.name}</Link>}</td>
+                  <td>
+                    {c.channel === 'push' || !canWrite ? c.name : <Link href={`/contacts/${c.id}`}>{c.name}</Link>}
+                  </td>
                   <td>{channelLabel(c.channel)}</td>
                   <td>{c.active ? 'active' : 'deactivated'}</td>
                   <td className="wrap">
                     <LastError error={c.error} />
                   </td>
-                  <td>
-                    <ContactActions contact={c} />
-                  </td>
+                  {canWrite && (
+                    <td>
+                      <ContactActions contact={c} />
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
@@ -305,26 +314,15 @@ function ContactForm({ id }: { id?: string }) {
           <input type="checkbox" checked={downOnly} onChange={(e) => setDownOnly(e.target.checked)} />
           Down alerts only (no recovery messages)
         </label>
-        <div className="actions">
-          <button className="primary" type="submit" disabled={save.isPending}>
-            {save.isPending ? 'Saving…' : id === undefined ? 'Create contact' : 'Save changes'}
-          </button>
-          <Link className="button" href="/contacts">
-            Cancel
-          </Link>
-          {id !== undefined && (
-            <button
-              type="button"
-              className="danger"
-              onClick={() => {
-                if (confirm(`Delete the contact “${name}”? Monitors stop notifying it.`)) remove.mutate();
-              }}
-            >
-              Delete
-            </button>
-          )}
-        </div>
-        <ErrorNote error={remove.error} />
+        <FormActions
+          save={id === undefined ? 'Create contact' : 'Save changes'}
+          saving={save.isPending}
+          cancel="/contacts"
+          {...(id === undefined ? {} : { confirmDelete: `Delete the contact “${name}”? Monitors stop notifying it.` })}
+          onDelete={() => remove.mutate()}
+          deleting={remove.isPending}
+          deleteError={remove.error}
+        />
       </form>
     </section>
   );
@@ -332,6 +330,9 @@ function ContactForm({ id }: { id?: string }) {
 
 /** Contacts: the list, or a contact's form (`/contacts/new`, `/contacts/{id}`). */
 export function ContactsPage({ id, creating }: { id?: string; creating?: boolean }) {
+  const canWrite = useCan('contacts:write');
+  if ((creating || id !== undefined) && !canWrite)
+    return <ReadOnlyNote what="contacts" back={<Link href="/contacts">Back to the contacts</Link>} />;
   if (creating) return <ContactForm />;
   if (id !== undefined) return <ContactForm id={id} />;
   return <ContactList />;

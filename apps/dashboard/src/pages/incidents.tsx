@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { ErrorNote, Field, Loading, TableScroll, Time } from '../components/common.tsx';
 import { api, query } from '../lib/api.ts';
 import { Link } from '../lib/router.tsx';
+import { useCan } from '../lib/session.ts';
 import { duration } from '../lib/time.ts';
 
 export interface Incident {
@@ -89,6 +90,7 @@ export function IncidentsPage() {
 /** One incident: timeline, the evidence that opened it, and its comment. */
 export function IncidentPage({ id }: { id: string }) {
   const client = useQueryClient();
+  const canWrite = useCan('incidents:write');
   const incident = useQuery({
     queryKey: ['incident', id],
     queryFn: async () => (await api.get<{ data: Incident }>(`/api/incidents/${id}`)).data,
@@ -157,34 +159,42 @@ export function IncidentPage({ id }: { id: string }) {
           <Link href={`/monitors/${i.monitor_id}`}>Open the monitor</Link>
         </p>
       </section>
-      <form
-        className="card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          save.mutate(comment ?? '');
-        }}
-      >
-        <Field label="Comment" error={save.error instanceof Error ? save.error.message : undefined}>
-          {(p) => (
-            <textarea
-              {...p}
-              rows={4}
-              maxLength={5000}
-              value={comment ?? ''}
-              onChange={(e) => setComment(e.target.value)}
-            />
+      {!canWrite && i.user_comment && (
+        <section className="card" aria-labelledby="comment-title">
+          <h2 id="comment-title">Comment</h2>
+          <p className="wrap">{i.user_comment}</p>
+        </section>
+      )}
+      {canWrite && (
+        <form
+          className="card"
+          onSubmit={(e) => {
+            e.preventDefault();
+            save.mutate(comment ?? '');
+          }}
+        >
+          <Field label="Comment" error={save.error instanceof Error ? save.error.message : undefined}>
+            {(p) => (
+              <textarea
+                {...p}
+                rows={4}
+                maxLength={5000}
+                value={comment ?? ''}
+                onChange={(e) => setComment(e.target.value)}
+              />
+            )}
+          </Field>
+          <button className="primary" type="submit" disabled={save.isPending}>
+            Save comment
+          </button>
+          {save.isSuccess && (
+            <span className="muted" role="status">
+              {' '}
+              Saved.
+            </span>
           )}
-        </Field>
-        <button className="primary" type="submit" disabled={save.isPending}>
-          Save comment
-        </button>
-        {save.isSuccess && (
-          <span className="muted" role="status">
-            {' '}
-            Saved.
-          </span>
-        )}
-      </form>
+        </form>
+      )}
     </article>
   );
 }

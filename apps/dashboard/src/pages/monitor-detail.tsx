@@ -2,10 +2,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { TimeChart } from '../components/chart.tsx';
 import { chartData, type Check } from '../lib/chart-data.ts';
-import { ErrorNote, Loading, StatusBadge, TableScroll, Time } from '../components/common.tsx';
+import { CopyButton, ErrorNote, Loading, StatusBadge, TableScroll, Time } from '../components/common.tsx';
 import { api, query } from '../lib/api.ts';
 import { monitorType, monitorUrl, shownStatus, type Monitor } from '../lib/monitors.ts';
 import { Link, navigate } from '../lib/router.tsx';
+import { useCan } from '../lib/session.ts';
+import { coveringNow } from '../lib/maintenance.ts';
+import { useMaintenanceWindows } from './maintenance.tsx';
 import { duration } from '../lib/time.ts';
 import type { Incident } from './incidents.tsx';
 
@@ -105,9 +108,42 @@ function Why({ monitor, checks, incident }: { monitor: Monitor; checks: Check[];
   );
 }
 
+/** A heartbeat's ping URL, to copy, and how a job calls it. */
+function PingUrl({ url, period }: { url: string; period: number }) {
+  const lines = [
+    { what: 'at the end of each run', line: `curl -fsS ${url}` },
+    { what: 'when the job fails (down at once)', line: `curl -fsS ${url}/fail` },
+    {
+      what: 'both, in a crontab line',
+      line: `0 3 * * * /usr/local/bin/backup && curl -fsS ${url} || curl -fsS ${url}/fail`,
+    },
+  ];
+  return (
+    <section className="card" aria-labelledby="ping-title">
+      <h2 id="ping-title">Ping URL</h2>
+      <p>The job requests this URL (GET, POST or HEAD) at least every {duration(period)}; no API key is needed.</p>
+      <p className="copy-line">
+        <code className="secret">{url}</code> <CopyButton text={url} label="Copy the ping URL" />
+      </p>
+      <dl className="examples">
+        {lines.map(({ what, line }) => (
+          <div key={what}>
+            <dt>{what}</dt>
+            <dd>
+              <pre className="code">{line}</pre>
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
 /** One monitor: status, figures, response times, why, recent checks, incidents, and its actions. */
 export function MonitorDetail({ id }: { id: string }) {
   const client = useQueryClient();
+  const canWrite = useCan('monitors:write');
+  const windows = useMaintenanceWindows();
   const monitor = useQuery({
     queryKey: ['monitor', id],
     queryFn: async () => (await api.get<{ data: Monitor }>(`/api/monitors/${id}`)).data,
@@ -157,6 +193,7 @@ export function MonitorDetail({ id }: { id: string }) {
   if (monitor.isError) return <ErrorNote error={monitor.error} />;
   const m = monitor.data;
   const open = incidents.data?.find((i) => !i.is_resolved);
+  const covering = coveringNow(windows.data ?? [], m.id);
   const https = m.settings.https;
   const heartbeat = m.settings.heartbeat;
 
@@ -169,27 +206,36 @@ export function MonitorDetail({ id }: { id: string }) {
         <h1 id="monitor-title">
           {m.name} <StatusBadge status={shownStatus(m)} />
         </h1>
-        <div className="actions">
-          <Link className="button" href={`/monitors/${m.id}/edit`}>
-            Edit
-          </Link>
-          <button type="button" onClick={() => toggle.mutate(m)} disabled={toggle.isPending}>
-            {m.active ? 'Pause' : 'Resume'}
-          </button>
-          <button
-            type="button"
-            className="danger"
-            onClick={() => {
-              if (confirm(`Delete the monitor “${m.name}” and its history and incidents? This cannot be undone.`))
-                remove.mutate();
-            }}
-            disabled={remove.isPending}
-          >
-            Delete
-          </button>
-        </div>
+        {canWrite && (
+          <div className="actions">
+            <Link className="button" href={`/monitors/${m.id}/edit`}>
+              Edit
+            </Link>
+            <button type="button" onClick={() => toggle.mutate(m)} disabled={toggle.isPending}>
+              {m.active ? 'Pause' : 'Resume'}
+            </button>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                if (confirm(`Delete the monitor “${m.name}” and its history and incidents? This cannot be undone.`))
+                  remove.mutate();
+              }}
+              disabled={remove.isPending}
+            >
+              Delete
+            </button>
+          </div>
+        )}
       </div>
       <ErrorNote error={toggle.error ?? remove.error} />
+      {covering.length > 0 && (
+        <p className="note maintenance" role="status">
+          Under maintenance: {covering.map((w) => w.name).join(', ')}. Checks go on, but no incident opens and nobody is
+          notified until {covering.length === 1 ? 'it ends' : 'they end'}.{' '}
+          <Link href="/maintenance">Maintenance windows</Link>
+        </p>
+      )}
       <dl className="facts">
         <div>
           <dt>{heartbeat ? 'Ping URL' : 'Target'}</dt>
@@ -237,6 +283,8 @@ export function MonitorDetail({ id }: { id: string }) {
           </div>
         )}
       </dl>
+
+      {heartbeat?.ping_url && <PingUrl url={heartbeat.ping_url} period={heartbeat.period} />}
 
       <section className="card" aria-labelledby="figures-title">
         <h2 id="figures-title">Uptime and response time</h2>

@@ -4,17 +4,90 @@ import { REGION_IDS } from '../../../../libs/contracts/src/regions.ts';
 import { ErrorNote, Field, Loading } from '../components/common.tsx';
 import { ApiError, api } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
-import { bodyOf, draftOf, emptyDraft, shownFields, type MonitorDraft } from '../lib/monitor-draft.ts';
-import type { Monitor, MonitorType } from '../lib/monitors.ts';
+import {
+  bodyOf,
+  draftOf,
+  emptyDraft,
+  isProbed,
+  SETTINGS_FIELDS,
+  shownFields,
+  type MonitorDraft,
+  type SettingField,
+  type SettingValue,
+} from '../lib/monitor-draft.ts';
+import { MONITOR_TYPES, TYPE_LABELS, type Monitor } from '../lib/monitors.ts';
 import { Link, navigate } from '../lib/router.tsx';
+import { useCan } from '../lib/session.ts';
+import { ReadOnlyNote } from '../components/common.tsx';
 
-const PLACEHOLDER: Record<MonitorType, string> = {
-  https: 'https://example.com/health',
-  tcp: 'tcp://db.example.com:5432',
-  ping: 'ping://example.com',
-  dns: 'dns://example.com',
-  heartbeat: '',
-};
+/** One settings field of the type table, as its kind's control. */
+function SettingInput({
+  field,
+  value,
+  error,
+  onChange,
+}: {
+  field: SettingField;
+  value: SettingValue;
+  error: string | undefined;
+  onChange: (value: SettingValue) => void;
+}) {
+  if (field.kind === 'checkbox')
+    return (
+      <label className="choice">
+        <input type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />
+        {field.label}
+        {error && (
+          <span className="error" role="alert">
+            {' '}
+            {error}
+          </span>
+        )}
+      </label>
+    );
+  const text = typeof value === 'string' ? value : '';
+  return (
+    <Field label={field.label} error={error} hint={field.hint}>
+      {(p) => {
+        switch (field.kind) {
+          case 'select':
+            return (
+              <select {...p} value={text} onChange={(e) => onChange(e.target.value)}>
+                {(field.options ?? []).map((o) => (
+                  <option key={o}>{o}</option>
+                ))}
+              </select>
+            );
+          case 'textarea':
+          case 'lines':
+          case 'json':
+            return (
+              <textarea
+                {...p}
+                className={field.kind === 'json' ? 'code' : undefined}
+                rows={3}
+                placeholder={field.placeholder}
+                value={text}
+                onChange={(e) => onChange(e.target.value)}
+              />
+            );
+          default:
+            return (
+              <input
+                {...p}
+                type={field.kind === 'number' ? 'number' : 'text'}
+                inputMode={field.key === 'url' ? 'url' : undefined}
+                required={field.key === 'url' || field.kind === 'number'}
+                placeholder={field.placeholder}
+                value={text}
+                onChange={(e) => onChange(e.target.value)}
+              />
+            );
+        }
+      }}
+    </Field>
+  );
+}
 
 interface Contact {
   id: string;
@@ -24,6 +97,17 @@ interface Contact {
 
 /** Create (no id) or edit a monitor; the API's 422 details show beside their fields. */
 export function MonitorForm({ id }: { id?: string }) {
+  if (!useCan('monitors:write'))
+    return (
+      <ReadOnlyNote
+        what="monitors"
+        back={<Link href={id === undefined ? '/monitors' : `/monitors/${id}`}>Back</Link>}
+      />
+    );
+  return <EditableMonitorForm id={id} />;
+}
+
+function EditableMonitorForm({ id }: { id: string | undefined }) {
   const client = useQueryClient();
   const existing = useQuery({
     queryKey: ['monitor', id],
@@ -66,20 +150,25 @@ export function MonitorForm({ id }: { id?: string }) {
   if (id !== undefined && existing.isPending) return <Loading what="the monitor" />;
   if (existing.isError) return <ErrorNote error={existing.error} />;
   if (draft === null) return null;
-  if (draft.type === 'heartbeat') {
-    return (
-      <section aria-labelledby="form-title">
-        <h1 id="form-title">Edit {existing.data?.name}</h1>
-        <p>
-          Heartbeat monitors are changed through the API for now (<code>PUT /api/monitors/{id}</code> with{' '}
-          <code>settings.heartbeat</code>); their ping URL is on the monitor&apos;s page.
-        </p>
-      </section>
-    );
-  }
-
   const set = <K extends keyof MonitorDraft>(key: K, value: MonitorDraft[K]) => setDraft({ ...draft, [key]: value });
   const err = (field: string) => errors.byField[field];
+  const setSetting = (key: string, value: SettingValue) =>
+    setDraft({
+      ...draft,
+      settings: { ...draft.settings, [draft.type]: { ...draft.settings[draft.type], [key]: value } },
+    });
+  const probed = isProbed(draft.type);
+  // The address (probed types) comes first; the rest of the type's settings in a group of their own.
+  const inputs = SETTINGS_FIELDS[draft.type].map((field) => (
+    <SettingInput
+      key={`${draft.type}.${field.key}`}
+      field={field}
+      value={draft.settings[draft.type][field.key] ?? field.initial}
+      error={err(`settings.${draft.type}.${field.key}`)}
+      onChange={(value) => setSetting(field.key, value)}
+    />
+  ));
+  const [main, more] = probed ? [inputs[0], inputs.slice(1)] : [null, inputs];
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setErrors({ byField: {}, unplaced: [] });
@@ -119,165 +208,89 @@ export function MonitorForm({ id }: { id?: string }) {
         <fieldset>
           <legend>Type</legend>
           <div className="choices">
-            {(['https', 'tcp', 'ping', 'dns'] as const).map((type) => (
+            {MONITOR_TYPES.map((type) => (
               <label key={type} className="choice">
                 <input type="radio" name="type" checked={draft.type === type} onChange={() => set('type', type)} />
-                {type === 'https' ? 'HTTP(S)' : type === 'tcp' ? 'TCP port' : 'Ping (ICMP)'}
+                {TYPE_LABELS[type]}
               </label>
             ))}
           </div>
         </fieldset>
-        <Field
-          label="Address"
-          error={err(`settings.${draft.type}.url`)}
-          hint={`For example ${PLACEHOLDER[draft.type]}`}
-        >
-          {(p) => (
-            <input
-              {...p}
-              required
-              inputMode="url"
-              placeholder={PLACEHOLDER[draft.type]}
-              value={draft.url}
-              onChange={(e) => set('url', e.target.value)}
-            />
-          )}
-        </Field>
-        <div className="row3">
-          <Field label="Check every (seconds)" error={err('check_interval')} hint="10 to 600">
-            {(p) => (
-              <input
-                {...p}
-                type="number"
-                min={10}
-                max={600}
-                value={draft.check_interval}
-                onChange={(e) => set('check_interval', e.target.value)}
-              />
-            )}
-          </Field>
-          <Field label="Timeout (seconds)" error={err('timeout')} hint="5 to 60">
-            {(p) => (
-              <input
-                {...p}
-                type="number"
-                min={5}
-                max={60}
-                value={draft.timeout}
-                onChange={(e) => set('timeout', e.target.value)}
-              />
-            )}
-          </Field>
-          <Field label="Failed checks before down" error={err('fail_threshold')} hint="1 to 10">
-            {(p) => (
-              <input
-                {...p}
-                type="number"
-                min={1}
-                max={10}
-                value={draft.fail_threshold}
-                onChange={(e) => set('fail_threshold', e.target.value)}
-              />
-            )}
-          </Field>
-        </div>
-        <fieldset
-          className={err('regions') ? 'has-error' : ''}
-          aria-describedby={err('regions') ? 'regions-error' : undefined}
-        >
-          <legend>Regions</legend>
-          <div className="choices grid">
-            {REGION_IDS.map((region) => (
-              <label key={region} className="choice">
-                <input
-                  type="checkbox"
-                  checked={draft.regions.includes(region)}
-                  onChange={(e) =>
-                    set(
-                      'regions',
-                      e.target.checked ? [...draft.regions, region] : draft.regions.filter((r) => r !== region),
-                    )
-                  }
-                />
-                {region}
-              </label>
-            ))}
-          </div>
-          {err('regions') && (
-            <p className="error" id="regions-error" role="alert">
-              {err('regions')}
-            </p>
-          )}
-        </fieldset>
-        {draft.type === 'https' && (
-          <fieldset>
-            <legend>HTTP</legend>
+        {main}
+        {probed && (
+          <>
             <div className="row3">
-              <Field label="Method" error={err('settings.https.http_method')}>
-                {(p) => (
-                  <select {...p} value={draft.http_method} onChange={(e) => set('http_method', e.target.value)}>
-                    {['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => (
-                      <option key={m}>{m}</option>
-                    ))}
-                  </select>
-                )}
-              </Field>
-              <Field label="Accepted statuses" error={err('settings.https.http_statuses')} hint="Default 200-399">
+              <Field label="Check every (seconds)" error={err('check_interval')} hint="10 to 600">
                 {(p) => (
                   <input
                     {...p}
-                    placeholder="200-399"
-                    value={draft.http_statuses}
-                    onChange={(e) => set('http_statuses', e.target.value)}
+                    type="number"
+                    min={10}
+                    max={600}
+                    value={draft.check_interval}
+                    onChange={(e) => set('check_interval', e.target.value)}
+                  />
+                )}
+              </Field>
+              <Field label="Timeout (seconds)" error={err('timeout')} hint="5 to 60">
+                {(p) => (
+                  <input
+                    {...p}
+                    type="number"
+                    min={5}
+                    max={60}
+                    value={draft.timeout}
+                    onChange={(e) => set('timeout', e.target.value)}
+                  />
+                )}
+              </Field>
+              <Field label="Failed checks before down" error={err('fail_threshold')} hint="1 to 10">
+                {(p) => (
+                  <input
+                    {...p}
+                    type="number"
+                    min={1}
+                    max={10}
+                    value={draft.fail_threshold}
+                    onChange={(e) => set('fail_threshold', e.target.value)}
                   />
                 )}
               </Field>
             </div>
-            <label className="choice">
-              <input
-                type="checkbox"
-                checked={draft.check_certificate_expiration}
-                onChange={(e) => set('check_certificate_expiration', e.target.checked)}
-              />
-              Warn before the TLS certificate expires
-            </label>
-            <label className="choice">
-              <input
-                type="checkbox"
-                checked={draft.follow_redirect}
-                onChange={(e) => set('follow_redirect', e.target.checked)}
-              />
-              Follow redirects
-            </label>
-            <Field
-              label="Request headers"
-              error={err('settings.https.request_headers')}
-              hint="One “Name: value” a line"
+            <fieldset
+              className={err('regions') ? 'has-error' : ''}
+              aria-describedby={err('regions') ? 'regions-error' : undefined}
             >
-              {(p) => (
-                <textarea
-                  {...p}
-                  rows={3}
-                  value={draft.request_headers}
-                  onChange={(e) => set('request_headers', e.target.value)}
-                />
+              <legend>Regions</legend>
+              <div className="choices grid">
+                {REGION_IDS.map((region) => (
+                  <label key={region} className="choice">
+                    <input
+                      type="checkbox"
+                      checked={draft.regions.includes(region)}
+                      onChange={(e) =>
+                        set(
+                          'regions',
+                          e.target.checked ? [...draft.regions, region] : draft.regions.filter((r) => r !== region),
+                        )
+                      }
+                    />
+                    {region}
+                  </label>
+                ))}
+              </div>
+              {err('regions') && (
+                <p className="error" id="regions-error" role="alert">
+                  {err('regions')}
+                </p>
               )}
-            </Field>
-            <Field label="Request body" error={err('settings.https.request_body')}>
-              {(p) => (
-                <textarea
-                  {...p}
-                  rows={3}
-                  value={draft.request_body}
-                  onChange={(e) => set('request_body', e.target.value)}
-                />
-              )}
-            </Field>
-            <Field label="Response must contain" error={err('settings.https.response_body')}>
-              {(p) => (
-                <input {...p} value={draft.response_body} onChange={(e) => set('response_body', e.target.value)} />
-              )}
-            </Field>
+            </fieldset>
+          </>
+        )}
+        {more.length > 0 && (
+          <fieldset>
+            <legend>{draft.type === 'heartbeat' ? 'Schedule' : `${TYPE_LABELS[draft.type]} settings`}</legend>
+            {more}
           </fieldset>
         )}
         <fieldset className={err('contacts') ? 'has-error' : ''}>

@@ -16,6 +16,9 @@ import {
 } from '../lib/monitors.ts';
 import { loadAllMonitors, useAccount } from '../lib/queries.ts';
 import { Link } from '../lib/router.tsx';
+import { useCan } from '../lib/session.ts';
+import { coveringNow } from '../lib/maintenance.ts';
+import { useMaintenanceWindows } from './maintenance.tsx';
 import { ago, duration, utcTime } from '../lib/time.ts';
 
 const TYPE_NAMES = { https: 'HTTP(S)', tcp: 'TCP', ping: 'Ping', dns: 'DNS', heartbeat: 'Heartbeat' } as const;
@@ -56,6 +59,7 @@ function Counts({ monitors }: { monitors: Monitor[] | null }) {
 
 function Row({
   monitor,
+  maintenance,
   now,
   top,
   height,
@@ -63,6 +67,7 @@ function Row({
   count,
 }: {
   monitor: Monitor;
+  maintenance: boolean;
   now: number;
   top: number;
   height: number;
@@ -81,6 +86,7 @@ function Row({
       <StatusBadge status={status} />
       <span className="name">
         <Link href={`/monitors/${monitor.id}`}>{monitor.name}</Link>
+        {maintenance && <span className="tag maintenance">Under maintenance</span>}
         <span className="target muted">{monitorUrl(monitor)}</span>
       </span>
       <span className="type">{TYPE_NAMES[monitorType(monitor)]}</span>
@@ -102,6 +108,8 @@ export function Overview() {
     queryFn: () => loadAllMonitors((list, total) => setPartial({ list, total })),
     refetchInterval: (q) => ((q.state.data?.length ?? 0) <= 500 ? 30_000 : false),
   });
+  const canWrite = useCan('monitors:write');
+  const windows = useMaintenanceWindows();
   const [filter, setFilter] = useState<ListFilter>({ search: '', type: '', status: '' });
   const [sort, setSort] = useState<SortKey>('status');
   const all = monitors.data ?? partial?.list ?? null;
@@ -122,7 +130,8 @@ export function Overview() {
       element.removeEventListener('scroll', update);
       window.removeEventListener('resize', update);
     };
-  }, [all !== null]);
+    // The list's element is new whenever it comes back (after a filter that matched nothing): listen to that one.
+  }, [shown.length > 0]);
   const range = visibleRange(view.top, view.height, rowHeight, shown.length);
   const now = Math.floor(Date.now() / 1000);
 
@@ -130,9 +139,11 @@ export function Overview() {
     <section aria-labelledby="overview-title">
       <div className="heading">
         <h1 id="overview-title">Monitors</h1>
-        <Link className="button primary" href="/monitors/new">
-          New monitor
-        </Link>
+        {canWrite && (
+          <Link className="button primary" href="/monitors/new">
+            New monitor
+          </Link>
+        )}
       </div>
       <Counts monitors={monitors.data ?? null} />
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
@@ -155,6 +166,8 @@ export function Overview() {
             <option value="https">HTTP(S)</option>
             <option value="tcp">TCP</option>
             <option value="ping">Ping</option>
+            <option value="dns">DNS</option>
+            <option value="heartbeat">Heartbeat</option>
           </select>
         </label>
         <label>
@@ -192,7 +205,8 @@ export function Overview() {
         <div className="empty card">
           <h2>No monitors yet</h2>
           <p>
-            Create one to start checking a website or service. <Link href="/monitors/new">New monitor</Link>
+            Create one to start checking a website or service.{' '}
+            {canWrite && <Link href="/monitors/new">New monitor</Link>}
           </p>
         </div>
       )}
@@ -211,6 +225,7 @@ export function Overview() {
                 <Row
                   key={monitor.id}
                   monitor={monitor}
+                  maintenance={coveringNow(windows.data ?? [], monitor.id).length > 0}
                   now={now}
                   top={(range.start + i) * rowHeight}
                   height={rowHeight}

@@ -2,7 +2,7 @@
 import { PERMISSIONS } from '../../../coordinator/src/auth/permissions.ts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { ErrorNote, Field, Loading, TableScroll, Time } from '../components/common.tsx';
+import { CopyButton, ErrorNote, Field, Loading, TableScroll, Time } from '../components/common.tsx';
 import { ApiError, api } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
 import { useAccount } from '../lib/queries.ts';
@@ -22,7 +22,6 @@ function NewKey() {
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>([...PERMISSIONS]);
   const [created, setCreated] = useState<string | null>(null);
-  const [copied, setCopied] = useState(false);
   const create = useMutation({
     mutationFn: async () =>
       (await api.post<{ data: { key: string } }>('/api/keys', { name, permissions: chosen })).data.key,
@@ -37,7 +36,6 @@ function NewKey() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setCreated(null);
-    setCopied(false);
     create.mutate();
   };
   return (
@@ -79,15 +77,7 @@ function NewKey() {
           <p>
             <strong>Copy the key now: it is shown only once.</strong>
           </p>
-          <code className="secret">{created}</code>{' '}
-          <button
-            type="button"
-            onClick={() => {
-              void navigator.clipboard.writeText(created).then(() => setCopied(true));
-            }}
-          >
-            {copied ? 'Copied' : 'Copy'}
-          </button>
+          <code className="secret">{created}</code> <CopyButton text={created} />
         </div>
       )}
     </form>
@@ -221,7 +211,7 @@ function InviteUser() {
       {link && (
         <div className="note ok" role="status">
           <p>Send this link to the new user; it lets them choose a password once.</p>
-          <code className="secret">{link}</code>
+          <code className="secret">{link}</code> <CopyButton text={link} />
         </div>
       )}
     </form>

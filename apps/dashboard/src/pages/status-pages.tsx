@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { ErrorNote, Field, Loading, Time } from '../components/common.tsx';
+import { useEffect, useState, type FormEvent } from 'react';
+import { ErrorNote, Field, Loading, ReadOnlyNote, Time } from '../components/common.tsx';
 import { ApiError, api } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
-import { loadAllMonitors } from '../lib/queries.ts';
+import { FormActions } from '../components/form-actions.tsx';
+import { MonitorPicker } from '../components/monitor-picker.tsx';
 import { Link, navigate } from '../lib/router.tsx';
+import { useCan } from '../lib/session.ts';
 
 interface StatusPage {
   id: string;
@@ -20,6 +22,7 @@ interface StatusPage {
 }
 
 function PageList() {
+  const canWrite = useCan('status_pages:write');
   const list = useQuery({
     queryKey: ['status-pages'],
     queryFn: async () =>
@@ -29,9 +32,11 @@ function PageList() {
     <section aria-labelledby="pages-title">
       <div className="heading">
         <h1 id="pages-title">Status pages</h1>
-        <Link className="button primary" href="/status-pages/new">
-          New status page
-        </Link>
+        {canWrite && (
+          <Link className="button primary" href="/status-pages/new">
+            New status page
+          </Link>
+        )}
       </div>
       {list.isPending && <Loading what="status pages" />}
       <ErrorNote error={list.error} />
@@ -44,9 +49,7 @@ function PageList() {
       <ul className="plain cards">
         {(list.data ?? []).map((p) => (
           <li key={p.id} className="card">
-            <h2>
-              <Link href={`/status-pages/${p.id}`}>{p.name}</Link>
-            </h2>
+            <h2>{canWrite ? <Link href={`/status-pages/${p.id}`}>{p.name}</Link> : p.name}</h2>
             <p>
               {p.monitors.length} {p.monitors.length === 1 ? 'monitor' : 'monitors'}, the last {p.period} days
               {p.custom_domain ? `, on ${p.custom_domain}` : ''}
@@ -69,7 +72,6 @@ function PageForm({ id }: { id?: string }) {
     queryFn: async () => (await api.get<{ data: StatusPage }>(`/api/status_pages/${id}`)).data,
     enabled: id !== undefined,
   });
-  const monitors = useQuery({ queryKey: ['monitors', 'all'], queryFn: () => loadAllMonitors() });
   const [draft, setDraft] = useState({
     name: '',
     monitors: [] as string[],
@@ -79,7 +81,6 @@ function PageForm({ id }: { id?: string }) {
     basic_auth: '',
   });
   const [loaded, setLoaded] = useState(id === undefined);
-  const [filter, setFilter] = useState('');
   useEffect(() => {
     const p = existing.data;
     if (!p || loaded) return;
@@ -136,12 +137,6 @@ function PageForm({ id }: { id?: string }) {
       navigate('/status-pages');
     },
   });
-  const choices = useMemo(() => {
-    const words = filter.toLowerCase();
-    const all = monitors.data ?? [];
-    return all.filter((m) => draft.monitors.includes(m.id) || m.name.toLowerCase().includes(words)).slice(0, 200);
-  }, [monitors.data, filter, draft.monitors]);
-
   if (id !== undefined && existing.isPending) return <Loading what="the status page" />;
   if (existing.isError) return <ErrorNote error={existing.error} />;
   const submit = (event: FormEvent) => {
@@ -179,40 +174,12 @@ function PageForm({ id }: { id?: string }) {
             />
           )}
         </Field>
-        <fieldset className={errors.monitors ? 'has-error' : ''}>
-          <legend>Monitors shown ({draft.monitors.length} of at most 20, in the order ticked)</legend>
-          <label className="field">
-            <span className="sr-only">Find a monitor</span>
-            <input
-              type="search"
-              placeholder="Find a monitor"
-              value={filter}
-              onChange={(e) => setFilter(e.target.value)}
-            />
-          </label>
-          <div className="choices grid scroll">
-            {choices.map((m) => (
-              <label key={m.id} className="choice">
-                <input
-                  type="checkbox"
-                  checked={draft.monitors.includes(m.id)}
-                  onChange={(e) =>
-                    setDraft({
-                      ...draft,
-                      monitors: e.target.checked ? [...draft.monitors, m.id] : draft.monitors.filter((x) => x !== m.id),
-                    })
-                  }
-                />
-                {m.name}
-              </label>
-            ))}
-          </div>
-          {errors.monitors && (
-            <p className="error" role="alert">
-              {errors.monitors}
-            </p>
-          )}
-        </fieldset>
+        <MonitorPicker
+          legend={`Monitors shown (${draft.monitors.length} of at most 20, in the order ticked)`}
+          chosen={draft.monitors}
+          onChange={(monitors) => setDraft({ ...draft, monitors })}
+          error={errors.monitors}
+        />
         <div className="row3">
           <Field label="Days shown" error={errors.period}>
             {(p) => (
@@ -256,27 +223,17 @@ function PageForm({ id }: { id?: string }) {
           />
           Say why each incident happened (addresses are taken out)
         </label>
-        <div className="actions">
-          <button className="primary" type="submit" disabled={save.isPending}>
-            {id === undefined ? 'Create status page' : 'Save changes'}
-          </button>
-          <Link className="button" href="/status-pages">
-            Cancel
-          </Link>
-          {id !== undefined && (
-            <button
-              type="button"
-              className="danger"
-              onClick={() => {
-                if (confirm(`Delete the status page “${draft.name}”? Its public address stops working.`))
-                  remove.mutate();
-              }}
-            >
-              Delete
-            </button>
-          )}
-        </div>
-        <ErrorNote error={remove.error} />
+        <FormActions
+          save={id === undefined ? 'Create status page' : 'Save changes'}
+          saving={save.isPending}
+          cancel="/status-pages"
+          {...(id === undefined
+            ? {}
+            : { confirmDelete: `Delete the status page “${draft.name}”? Its public address stops working.` })}
+          onDelete={() => remove.mutate()}
+          deleting={remove.isPending}
+          deleteError={remove.error}
+        />
       </form>
     </section>
   );
@@ -284,6 +241,9 @@ function PageForm({ id }: { id?: string }) {
 
 /** Status pages: the list with links to the public pages, or a page's form. */
 export function StatusPagesPage({ id, creating }: { id?: string; creating?: boolean }) {
+  const canWrite = useCan('status_pages:write');
+  if ((creating || id !== undefined) && !canWrite)
+    return <ReadOnlyNote what="status pages" back={<Link href="/status-pages">Back to the status pages</Link>} />;
   if (creating) return <PageForm />;
   if (id !== undefined) return <PageForm id={id} />;
   return <PageList />;
