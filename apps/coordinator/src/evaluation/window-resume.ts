@@ -32,6 +32,8 @@ export class WindowResume {
       }
       if (this.seen.has(change.monitor.id)) return;
       this.seen.add(change.monitor.id);
+      // No query for a monitor no window names: a start with 100,000 monitors asks only for those.
+      if (!this.calendar.concerns(change.monitor.accountId, change.monitor.id)) return;
       void this.resume(change.monitor.id);
     });
   }

@@ -96,4 +96,17 @@ describe('MaintenanceCalendar', () => {
       ['w1', 'in_progress'],
     ]);
   });
+
+  it('tells which monitors any window names, whatever its state (the lookups at start are only for those)', async () => {
+    const listed = setup([window('w1', { monitors: [M1], active: false })]);
+    await listed.calendar.onModuleInit();
+    expect(listed.calendar.concerns(ACCOUNT, M1)).toBe(true);
+    expect(listed.calendar.concerns(ACCOUNT, M2)).toBe(false);
+    expect(listed.calendar.concerns('b'.repeat(24), M1)).toBe(false);
+    const all = setup([window('w2', { monitors: [] })]);
+    await all.calendar.onModuleInit();
+    expect(all.calendar.concerns(ACCOUNT, M2)).toBe(true);
+    listed.calendar.onModuleDestroy();
+    all.calendar.onModuleDestroy();
+  });
 });

@@ -88,6 +88,17 @@ export class MaintenanceCalendar implements OnModuleInit, OnModuleDestroy {
     return cover;
   }
 
+  /**
+   * Whether any window of the account names the monitor (or all its monitors), whatever its
+   * state: only such a monitor can have a result taken in maintenance worth a lookup at start.
+   */
+  concerns(accountId: string, monitorId: string): boolean {
+    for (const cached of this.byAccount.get(accountId)?.values() ?? []) {
+      if (appliesTo(cached.window.monitors, monitorId)) return true;
+    }
+    return false;
+  }
+
   /** The account's active windows with what they are at `at`, for the public pages. */
   windowsOf(accountId: string, at: number): { window: MaintenanceWindowEntity; at: WindowAt }[] {
     return [...(this.byAccount.get(accountId)?.values() ?? [])]
