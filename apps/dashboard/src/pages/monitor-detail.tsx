@@ -8,6 +8,7 @@ import { monitorType, monitorUrl, shownStatus, type Monitor } from '../lib/monit
 import { Link, navigate } from '../lib/router.tsx';
 import { duration } from '../lib/time.ts';
 import type { Incident } from './incidents.tsx';
+import { rulesSummary } from '../lib/rules-draft.ts';
 
 interface Figures {
   checks: number;
@@ -230,6 +231,10 @@ export function MonitorDetail({ id }: { id: string }) {
             <dd>{m.regions.join(', ')}</dd>
           </div>
         )}
+        <div>
+          <dt>Notifies</dt>
+          <dd>{rulesSummary(m.notification_rules)}</dd>
+        </div>
         {https && (
           <div>
             <dt>Certificate</dt>

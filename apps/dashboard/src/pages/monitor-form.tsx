@@ -7,6 +7,8 @@ import { fieldErrors } from '../lib/field-errors.ts';
 import { bodyOf, draftOf, emptyDraft, shownFields, type MonitorDraft } from '../lib/monitor-draft.ts';
 import type { Monitor, MonitorType } from '../lib/monitors.ts';
 import { Link, navigate } from '../lib/router.tsx';
+import { rulesBody, rulesDraftOf, rulesFields, type RulesDraft } from '../lib/rules-draft.ts';
+import { NotificationRulesFields } from './notification-rules-fields.tsx';
 
 const PLACEHOLDER: Record<MonitorType, string> = {
   https: 'https://example.com/health',
@@ -38,6 +40,11 @@ export function MonitorForm({ id }: { id?: string }) {
   useEffect(() => {
     if (existing.data && draft === null) setDraft(draftOf(existing.data));
   }, [existing.data, draft]);
+  // The notification rules are edited apart from the rest of the draft (their own fields, their own body part).
+  const [rules, setRules] = useState<RulesDraft | null>(id === undefined ? rulesDraftOf(undefined) : null);
+  useEffect(() => {
+    if (existing.data && rules === null) setRules(rulesDraftOf(existing.data.notification_rules));
+  }, [existing.data, rules]);
   const [errors, setErrors] = useState<{ byField: Record<string, string>; unplaced: string[] }>({
     byField: {},
     unplaced: [],
@@ -54,7 +61,7 @@ export function MonitorForm({ id }: { id?: string }) {
     },
     onError: (error) => {
       if (error instanceof ApiError && error.details.length > 0)
-        setErrors(fieldErrors(error.details, shownFields(draft!.type)));
+        setErrors(fieldErrors(error.details, [...shownFields(draft!.type), ...rulesFields(rules!)]));
     },
   });
 
@@ -65,7 +72,7 @@ export function MonitorForm({ id }: { id?: string }) {
 
   if (id !== undefined && existing.isPending) return <Loading what="the monitor" />;
   if (existing.isError) return <ErrorNote error={existing.error} />;
-  if (draft === null) return null;
+  if (draft === null || rules === null) return null;
   if (draft.type === 'heartbeat') {
     return (
       <section aria-labelledby="form-title">
@@ -83,7 +90,7 @@ export function MonitorForm({ id }: { id?: string }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setErrors({ byField: {}, unplaced: [] });
-    save.mutate(bodyOf(draft));
+    save.mutate({ ...bodyOf(draft), notification_rules: rulesBody(rules) });
   };
   const general = save.error instanceof ApiError && save.error.details.length === 0 ? save.error : null;
 
@@ -310,6 +317,12 @@ export function MonitorForm({ id }: { id?: string }) {
             </p>
           )}
         </fieldset>
+        <NotificationRulesFields
+          rules={rules}
+          onChange={setRules}
+          contacts={contacts.data ?? []}
+          errors={errors.byField}
+        />
         <div className="actions">
           <button className="primary" type="submit" disabled={save.isPending}>
             {save.isPending ? 'Saving…' : id === undefined ? 'Create monitor' : 'Save changes'}
