@@ -762,10 +762,21 @@ describe('dashboard', () => {
         const context = await browser.newContext(options);
         try {
           const csrf = await signIn(context, c);
+          const onCall = await post(context, csrf, '/api/contacts', {
+            name: `On call ${view}`,
+            channel: 'email',
+            details: { email: 'oncall@example.com' },
+          });
+          // Notification rules with a step: its fields on the edit page, their summary on the monitor's.
           const monitor = await post(context, csrf, '/api/monitors', {
             name: `Pages ${view}`,
             settings: { tcp: { url: 'tcp://db.example.com:5432' } },
             regions: ['eu-west-1'],
+            notification_rules: {
+              delay_seconds: 120,
+              repeat_interval_seconds: 1800,
+              escalation: [{ after_seconds: 900, contacts: [onCall.id] }],
+            },
           });
           // The other types, each with its own settings in the form.
           const dns = await post(context, csrf, '/api/monitors', {

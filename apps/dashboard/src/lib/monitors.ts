@@ -1,5 +1,7 @@
 /** Monitor shapes as the API answers them, and the overview's pure list logic. */
 
+import type { NotificationRules } from './rules-draft.ts';
+
 export type MonitorType = 'https' | 'tcp' | 'ping' | 'dns' | 'heartbeat';
 export type MonitorStatus = 'up' | 'down' | 'pending' | 'unknown';
 
@@ -33,6 +35,7 @@ export interface Monitor {
     heartbeat?: { period: number; grace: number; ping_url?: string };
   };
   contacts: string[];
+  notification_rules?: NotificationRules;
   last_status: MonitorStatus;
   last_status_change: number;
   last_checked_at: number | null;

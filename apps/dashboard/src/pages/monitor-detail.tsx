@@ -11,6 +11,7 @@ import { coveringNow } from '../lib/maintenance.ts';
 import { useMaintenanceWindows } from './maintenance.tsx';
 import { duration } from '../lib/time.ts';
 import type { Incident } from './incidents.tsx';
+import { rulesSummary } from '../lib/rules-draft.ts';
 
 interface Figures {
   checks: number;
@@ -276,6 +277,10 @@ export function MonitorDetail({ id }: { id: string }) {
             <dd>{m.regions.join(', ')}</dd>
           </div>
         )}
+        <div>
+          <dt>Notifies</dt>
+          <dd>{rulesSummary(m.notification_rules)}</dd>
+        </div>
         {https && (
           <div>
             <dt>Certificate</dt>

@@ -19,6 +19,8 @@ import { MONITOR_TYPES, TYPE_LABELS, type Monitor } from '../lib/monitors.ts';
 import { Link, navigate } from '../lib/router.tsx';
 import { useCan } from '../lib/session.ts';
 import { ReadOnlyNote } from '../components/common.tsx';
+import { rulesBody, rulesDraftOf, rulesFields, type RulesDraft } from '../lib/rules-draft.ts';
+import { NotificationRulesFields } from './notification-rules-fields.tsx';
 
 /** One settings field of the type table, as its kind's control. */
 function SettingInput({
@@ -122,6 +124,11 @@ function EditableMonitorForm({ id }: { id: string | undefined }) {
   useEffect(() => {
     if (existing.data && draft === null) setDraft(draftOf(existing.data));
   }, [existing.data, draft]);
+  // The notification rules are edited apart from the rest of the draft (their own fields, their own body part).
+  const [rules, setRules] = useState<RulesDraft | null>(id === undefined ? rulesDraftOf(undefined) : null);
+  useEffect(() => {
+    if (existing.data && rules === null) setRules(rulesDraftOf(existing.data.notification_rules));
+  }, [existing.data, rules]);
   const [errors, setErrors] = useState<{ byField: Record<string, string>; unplaced: string[] }>({
     byField: {},
     unplaced: [],
@@ -138,7 +145,7 @@ function EditableMonitorForm({ id }: { id: string | undefined }) {
     },
     onError: (error) => {
       if (error instanceof ApiError && error.details.length > 0)
-        setErrors(fieldErrors(error.details, shownFields(draft!.type)));
+        setErrors(fieldErrors(error.details, [...shownFields(draft!.type), ...rulesFields(rules!)]));
     },
   });
 
@@ -149,7 +156,7 @@ function EditableMonitorForm({ id }: { id: string | undefined }) {
 
   if (id !== undefined && existing.isPending) return <Loading what="the monitor" />;
   if (existing.isError) return <ErrorNote error={existing.error} />;
-  if (draft === null) return null;
+  if (draft === null || rules === null) return null;
   const set = <K extends keyof MonitorDraft>(key: K, value: MonitorDraft[K]) => setDraft({ ...draft, [key]: value });
   const err = (field: string) => errors.byField[field];
   const setSetting = (key: string, value: SettingValue) =>
@@ -172,7 +179,7 @@ function EditableMonitorForm({ id }: { id: string | undefined }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setErrors({ byField: {}, unplaced: [] });
-    save.mutate(bodyOf(draft));
+    save.mutate({ ...bodyOf(draft), notification_rules: rulesBody(rules) });
   };
   const general = save.error instanceof ApiError && save.error.details.length === 0 ? save.error : null;
 
@@ -323,6 +330,12 @@ function EditableMonitorForm({ id }: { id: string | undefined }) {
             </p>
           )}
         </fieldset>
+        <NotificationRulesFields
+          rules={rules}
+          onChange={setRules}
+          contacts={contacts.data ?? []}
+          errors={errors.byField}
+        />
         <div className="actions">
           <button className="primary" type="submit" disabled={save.isPending}>
             {save.isPending ? 'Saving…' : id === undefined ? 'Create monitor' : 'Save changes'}
