@@ -17,6 +17,7 @@ import { SealedSecrets1765620000000 } from './1765620000000-sealed-secrets.js';
 import { RequestHeadersRepair1765650000000 } from './1765650000000-request-headers-repair.js';
 import { MaintenanceWindows1765700000000 } from './1765700000000-maintenance-windows.js';
 import { HeartbeatMonitors1765800000000 } from './1765800000000-heartbeat-monitors.js';
+import { PrivateRegions1765900000000 } from './1765900000000-private-regions.js';
 
 /** Reviewed SQLite migrations, oldest first; the same list in ../postgres (docs/decisions/0015-two-migration-sets.md). */
 export const SQLITE_MIGRATIONS = [
@@ -39,4 +40,5 @@ export const SQLITE_MIGRATIONS = [
   RequestHeadersRepair1765650000000,
   MaintenanceWindows1765700000000,
   HeartbeatMonitors1765800000000,
+  PrivateRegions1765900000000,
 ];
