@@ -3,6 +3,7 @@ import { ArrayMinSize, IsIn, IsInt, IsIP, IsOptional, IsString, Matches, Max, Mi
 import { hostname } from 'node:os';
 import {
   DEFAULT_SUBJECT_PREFIX,
+  isRegionId,
   PRIVATE_REGION_ID_PATTERN,
   REGION_IDS,
   SUBJECT_PREFIX_PATTERN,
@@ -136,6 +137,9 @@ export class AgentConfig extends NatsEnv {
 export function loadAgentConfig(env: Readonly<Record<string, string | undefined>>): AgentConfig {
   const config = loadEnv(AgentConfig, env);
   const problems = natsSecurityProblems(config);
+  if (config.privateRegion && isRegionId(config.privateRegion.region)) {
+    problems.push('AGENT_PRIVATE_REGION: must name a private region, not a public one (use AGENT_REGIONS)');
+  }
   if (config.AGENT_PRIVATE_REGION !== undefined) {
     if (env.AGENT_REGIONS)
       problems.push(
