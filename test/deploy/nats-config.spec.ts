@@ -69,10 +69,10 @@ describe('shipped NATS configurations (text)', () => {
     const coordinator = auth.slice(auth.indexOf('user: coordinator'), auth.indexOf('user: agent'));
     const agent = auth.slice(auth.indexOf('user: agent'));
     expect(coordinator).toContain(
-      `publish: { allow: ["picket.probe.>", "${s.monitorChanged}", "${s.heartbeatPing}", "${s.statusChanged}"] }`,
+      `publish: { allow: ["picket.probe.>", "${s.privateProbe('*', '*')}", "${s.monitorChanged}", "${s.heartbeatPing}", "${s.statusChanged}"] }`,
     );
     expect(coordinator).toContain(
-      `subscribe: { allow: ["${s.heartbeat}", "${s.monitorChanged}", "${s.heartbeatPing}", "${s.statusChanged}", "_INBOX.>"] }`,
+      `subscribe: { allow: ["${s.heartbeat}", "${s.privateHeartbeats}", "${s.monitorChanged}", "${s.heartbeatPing}", "${s.statusChanged}", "_INBOX.>"] }`,
     );
     expect(s.probe('eu-west-1')).toMatch(/^picket\.probe\.[^.]+$/);
     expect(agent).toContain(`publish: { allow: ["${s.heartbeat}"] }`);

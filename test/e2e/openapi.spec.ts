@@ -45,6 +45,7 @@ const NOT_FOUND_CODES: [prefix: string, code: string][] = [
   ['/api/users/', 'NOT_FOUND'],
   ['/api/keys/', 'NOT_FOUND'],
   ['/api/maintenance_windows/', 'MAINTENANCE_WINDOW_NOT_FOUND'],
+  ['/api/regions/', 'REGION_NOT_FOUND'],
   // The public pages take any id; a URL that cannot be decoded reaches no route.
   ['/status/', 'NOT_FOUND'],
   // A heartbeat's ping token: unknown, malformed or deleted alike.
@@ -492,6 +493,13 @@ describe('OpenAPI document', () => {
         if (schema.enum) {
           good.push(...schema.enum);
           bad.push('bogus', String(schema.enum[0]).toUpperCase());
+        } else if (schema.anyOf) {
+          // A listed value or one of a pattern (a region: public, or of a private region's form).
+          const [listed, patterned] = schema.anyOf as [{ enum: string[] }, { pattern: string }];
+          const pattern = new RegExp(patterned.pattern);
+          good.push(...listed.enum, 'office-2');
+          bad.push('', 'bogus!', String(listed.enum[0]).toUpperCase(), 'x'.repeat(40));
+          expect(bad.filter((value) => pattern.test(value) || listed.enum.includes(value))).toEqual([]);
         } else if (schema.type === 'boolean') {
           good.push('true', 'false');
           bad.push('yes', '1', 'TRUE');
@@ -555,7 +563,8 @@ describe('OpenAPI document', () => {
       check_interval: 60,
       timeout: 10,
       fail_threshold: 3,
-      regions: deref(create.properties.regions.items).enum,
+      // Every public region (the other choice, a private region's id, needs one of the account's).
+      regions: deref(create.properties.regions.items).anyOf[0].enum,
       contacts: [contactId],
     });
     expect(full.contacts).toEqual([contactId]);
@@ -1030,6 +1039,21 @@ describe('OpenAPI document', () => {
     expectCode(await call(a, 'PUT', missing, { json: {} }), 404, 'MAINTENANCE_WINDOW_NOT_FOUND');
     expectCode(await call(a, 'DELETE', path), 204);
     expectCode(await call(a, 'DELETE', path), 404, 'MAINTENANCE_WINDOW_NOT_FOUND');
+  });
+
+  // ---- regions -----------------------------------------------------------------------------
+
+  it('regions: list, create, get, in use, delete', async () => {
+    expectCode(await call(a, 'GET', '/api/regions'), 200);
+    expectCode(await call(a, 'POST', '/api/regions', { json: { id: 'eu-west-1', name: 'Public' } }), 422);
+    const created = await call(a, 'POST', '/api/regions', { json: { id: 'spec-office', name: 'Office' } });
+    expectCode(created, 201);
+    expectCode(await call(a, 'GET', '/api/regions/spec-office'), 200);
+    const monitor = await createMonitor({ name: 'Private', regions: ['spec-office'] });
+    expectCode(await call(a, 'DELETE', '/api/regions/spec-office'), 409, 'REGION_IN_USE');
+    expectCode(await call(a, 'DELETE', `/api/monitors/${monitor.id}`), 204);
+    expectCode(await call(a, 'DELETE', '/api/regions/spec-office'), 204);
+    expectCode(await call(a, 'GET', '/api/regions/spec-office'), 404, 'REGION_NOT_FOUND');
   });
 
   // ---- public status pages -------------------------------------------------------------

@@ -23,7 +23,7 @@ export const SPEC_REGIONS = [
   'af-south-1',
 ] as const;
 
-/** The permissions of docs/decisions/0003-auth-permissions-rate-limit.md and 0026-maintenance-windows.md. */
+/** The permissions of docs/decisions/0003-auth-permissions-rate-limit.md, 0026-maintenance-windows.md and 0030-private-regions.md. */
 export const SPEC_PERMISSIONS = [
   'monitors:read',
   'monitors:write',
@@ -36,6 +36,8 @@ export const SPEC_PERMISSIONS = [
   'account:read',
   'maintenance:read',
   'maintenance:write',
+  'regions:read',
+  'regions:write',
 ] as const;
 
 /** The channels a contact can be created with through the API (push is read-only). */

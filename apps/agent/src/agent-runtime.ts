@@ -43,7 +43,7 @@ export class AgentRuntime implements OnModuleInit, OnModuleDestroy, BeforeApplic
     this.runtime = await ProbeRuntime.open({
       agentId: this.config.AGENT_ID,
       clock: this.clock,
-      regions: this.config.AGENT_REGIONS,
+      regions: this.config.servedRegions,
       maxInFlight: this.config.AGENT_MAX_IN_FLIGHT,
       egress: this.config.egress(),
       publicIps: this.config.AGENT_PUBLIC_IPS,
@@ -54,7 +54,7 @@ export class AgentRuntime implements OnModuleInit, OnModuleDestroy, BeforeApplic
     if (this.runtime.icmpProblem) this.logger.warn(`ICMP checks will be UNKNOWN: ${this.runtime.icmpProblem}`);
     this.metrics.trackInFlight(() => this.runtime.executor.inFlight);
     this.metrics.trackNats(() => this.link.connected);
-    this.link.onConnected(() => this.logger.log(`taking probe work for ${this.config.AGENT_REGIONS.join(', ')}`));
+    this.link.onConnected(() => this.logger.log(`taking probe work for ${this.describeRegions()}`));
     this.startHeartbeat();
   }
 
@@ -71,8 +71,16 @@ export class AgentRuntime implements OnModuleInit, OnModuleDestroy, BeforeApplic
     return this.runtime.heartbeat();
   }
 
+  private describeRegions(): string {
+    const own = this.config.privateRegion;
+    return own ? `private region ${own.region} of account ${own.accountId}` : this.config.AGENT_REGIONS.join(', ');
+  }
+
   private startHeartbeat(): void {
-    const subject = subjectsFor(this.config.NATS_SUBJECT_PREFIX).heartbeat;
+    const subjects = subjectsFor(this.config.NATS_SUBJECT_PREFIX);
+    const own = this.config.privateRegion;
+    // A private region's agent beats on its region's subject, never on the public one.
+    const subject = own ? subjects.privateHeartbeat(own.accountId, own.region) : subjects.heartbeat;
     const beat = () => {
       // Only while connected: the client would queue the missed beats and send them, stale, on reconnection.
       const nats = this.link.connected ? this.link.connection : null;

@@ -16,6 +16,7 @@ import { describeWithNats, testNatsUrl } from '../../../test/support/nats.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { createAgentApp } from './app.js';
 import { loadAgentConfig } from './config.js';
+import { probeRoutes } from './probe-routes.js';
 import { agentReadiness } from './readiness.js';
 
 describe('agent configuration', () => {
@@ -65,6 +66,37 @@ describe('agent configuration', () => {
       AGENT_MAX_IN_FLIGHT: 50,
       NATS_SUBJECT_PREFIX: 'picket',
     });
+  });
+});
+
+describe('a private region agent (AGENT_PRIVATE_REGION)', () => {
+  const nats = { NATS_URL: 'nats://127.0.0.1:4222' };
+
+  it('serves that region alone, on subjects naming the account', () => {
+    const config = loadAgentConfig({ ...nats, AGENT_PRIVATE_REGION: '65a1b2c3d4e5f60718293a4b/office' });
+    expect(config.privateRegion).toEqual({ accountId: '65a1b2c3d4e5f60718293a4b', region: 'office' });
+    expect(config.servedRegions).toEqual(['office']);
+    expect(config.AGENT_REGIONS).toEqual([]);
+    expect(probeRoutes(config)).toEqual([
+      { subject: 'picket.private.65a1b2c3d4e5f60718293a4b.office.probe', pattern: 'probe', queue: 'picket-agents' },
+    ]);
+    // Without it: the public regions, as before.
+    expect(loadAgentConfig({ ...nats, AGENT_REGIONS: 'eu-west-1' }).servedRegions).toEqual(['eu-west-1']);
+  });
+
+  it.each([
+    ['office', 'AGENT_PRIVATE_REGION'],
+    ['65a1b2c3d4e5f60718293a4b/eu-west-1', 'AGENT_PRIVATE_REGION'],
+    ['65a1b2c3d4e5f60718293a4b/Office', 'AGENT_PRIVATE_REGION'],
+    ['65A1B2C3D4E5F60718293A4B/office', 'AGENT_PRIVATE_REGION'],
+  ])('refuses %s naming %s', (value, variable) => {
+    expect(() => loadAgentConfig({ ...nats, AGENT_PRIVATE_REGION: value })).toThrow(variable);
+  });
+
+  it('refuses AGENT_REGIONS beside it', () => {
+    expect(() =>
+      loadAgentConfig({ ...nats, AGENT_PRIVATE_REGION: '65a1b2c3d4e5f60718293a4b/office', AGENT_REGIONS: 'eu-west-1' }),
+    ).toThrow('AGENT_REGIONS: must not be set with AGENT_PRIVATE_REGION');
   });
 });
 

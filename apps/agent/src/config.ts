@@ -1,7 +1,15 @@
 import { Expose, Transform } from 'class-transformer';
-import { ArrayMinSize, IsIn, IsInt, IsIP, IsString, Matches, Max, Min } from 'class-validator';
+import { ArrayMinSize, IsIn, IsInt, IsIP, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { hostname } from 'node:os';
-import { DEFAULT_SUBJECT_PREFIX, REGION_IDS, SUBJECT_PREFIX_PATTERN, type RegionId } from '#contracts';
+import {
+  DEFAULT_SUBJECT_PREFIX,
+  isRegionId,
+  PRIVATE_REGION_ID_PATTERN,
+  REGION_IDS,
+  SUBJECT_PREFIX_PATTERN,
+  type MonitorRegionId,
+  type RegionId,
+} from '#contracts';
 import {
   commaList,
   digitsToInt,
@@ -19,6 +27,8 @@ import {
   type LogLevel,
 } from '#runtime';
 
+const PRIVATE_REGION_PATTERN = new RegExp(`^([0-9a-f]{24})/(${PRIVATE_REGION_ID_PATTERN.source.slice(1, -1)})$`);
+
 /** The agent's configuration, validated once at boot. */
 export class AgentConfig extends NatsEnv {
   /** Regions this agent serves (comma-separated). */
@@ -27,6 +37,28 @@ export class AgentConfig extends NatsEnv {
   @ArrayMinSize(1)
   @IsIn(REGION_IDS, { each: true, message: `each region must be one of ${REGION_IDS.join(', ')}` })
   AGENT_REGIONS: RegionId[] = [...REGION_IDS];
+
+  /**
+   * `<account id>/<region id>`: this agent serves that account's private region, and no public one
+   * (docs/decisions/0030-private-regions.md). Exclusive with AGENT_REGIONS.
+   */
+  @Expose()
+  @IsOptional()
+  @Matches(PRIVATE_REGION_PATTERN, { message: 'must be <account id>/<private region id>' })
+  AGENT_PRIVATE_REGION?: string;
+
+  /** The private region served, when AGENT_PRIVATE_REGION is set. */
+  get privateRegion(): { accountId: string; region: string } | null {
+    const match =
+      this.AGENT_PRIVATE_REGION === undefined ? null : PRIVATE_REGION_PATTERN.exec(this.AGENT_PRIVATE_REGION);
+    return match ? { accountId: match[1] ?? '', region: match[2] ?? '' } : null;
+  }
+
+  /** Every region this agent answers for: its private region alone, or AGENT_REGIONS. */
+  get servedRegions(): MonitorRegionId[] {
+    const own = this.privateRegion;
+    return own ? [own.region] : this.AGENT_REGIONS;
+  }
 
   @Expose()
   @IsString()
@@ -105,6 +137,16 @@ export class AgentConfig extends NatsEnv {
 export function loadAgentConfig(env: Readonly<Record<string, string | undefined>>): AgentConfig {
   const config = loadEnv(AgentConfig, env);
   const problems = natsSecurityProblems(config);
+  if (config.privateRegion && isRegionId(config.privateRegion.region)) {
+    problems.push('AGENT_PRIVATE_REGION: must name a private region, not a public one (use AGENT_REGIONS)');
+  }
+  if (config.AGENT_PRIVATE_REGION !== undefined) {
+    if (env.AGENT_REGIONS)
+      problems.push(
+        'AGENT_REGIONS: must not be set with AGENT_PRIVATE_REGION (a private agent serves its region only)',
+      );
+    else config.AGENT_REGIONS = [];
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

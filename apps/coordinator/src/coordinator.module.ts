@@ -18,6 +18,7 @@ import { OpenApiModule } from './openapi/openapi.module.js';
 import { HeartbeatsModule } from './heartbeats/heartbeats.module.js';
 import { ProbingModule } from './probing/probing.module.js';
 import { StatusPagesModule } from './status-pages/status-pages.module.js';
+import { RegionsModule } from './regions/regions.module.js';
 import { SecretsModule } from './secrets/secrets.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -45,6 +46,7 @@ export class CoordinatorModule {
         StatusPagesModule,
         UsersModule,
         MaintenanceModule,
+        RegionsModule,
       ],
       providers: [BootstrapService, StoppingMarker],
     };

@@ -7,6 +7,7 @@ import { INCIDENTS_ENTITIES } from './incidents/incident.entity.js';
 import { MAINTENANCE_ENTITIES } from './maintenance/maintenance-window.entity.js';
 import { MonitorContactEntity, MonitorEntity } from './monitors/monitor.entity.js';
 import { NOTIFY_ENTITIES } from './notify/notification.entity.js';
+import { REGIONS_ENTITIES } from './regions/private-region.entity.js';
 import { RATE_LIMIT_ENTITIES } from './rate-limit/rate-limit.entity.js';
 import { STATUS_PAGES_ENTITIES } from './status-pages/status-page.entity.js';
 import { USERS_ENTITIES } from './sessions/session.entity.js';
@@ -30,4 +31,5 @@ export const ENTITIES = [
   ...STATUS_PAGES_ENTITIES,
   ...USERS_ENTITIES,
   ...MAINTENANCE_ENTITIES,
+  ...REGIONS_ENTITIES,
 ];

@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'INCIDENT_NOT_FOUND'
   | 'STATUS_PAGE_NOT_FOUND'
   | 'MAINTENANCE_WINDOW_NOT_FOUND'
+  | 'REGION_NOT_FOUND'
+  | 'REGION_IN_USE'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'READONLY_CHANNEL'
@@ -66,8 +68,11 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'INCIDENT_NOT_FOUND':
     case 'STATUS_PAGE_NOT_FOUND':
     case 'MAINTENANCE_WINDOW_NOT_FOUND':
+    case 'REGION_NOT_FOUND':
     case 'NOT_FOUND':
       return 404;
+    case 'REGION_IN_USE':
+      return 409;
     case 'METHOD_NOT_ALLOWED':
       return 405;
     case 'SUBSCRIPTION_NOT_ACTIVE':
@@ -102,4 +107,5 @@ export const notFound = {
   user: () => new AppError('NOT_FOUND', 'User not found.'),
   apiKey: () => new AppError('NOT_FOUND', 'API key not found.'),
   maintenanceWindow: () => new AppError('MAINTENANCE_WINDOW_NOT_FOUND', 'Maintenance window not found.'),
+  region: () => new AppError('REGION_NOT_FOUND', 'Region not found.'),
 } as const;

@@ -3,7 +3,8 @@ import { ValidateNested } from 'class-validator';
 import { Field, integer, isPlainObject, oneOf, text, type Checker } from '#validation';
 import { typeKeyedSettingsDto, type TypeKeyedSettingsDto } from './monitor-settings.js';
 import { PROBED_TYPES, type ProbedType, type SettingsByType } from './monitor-types.js';
-import { REGION_IDS, type RegionId, type ResultRegion } from './regions.js';
+import { type MonitorRegionId, type ResultRegion } from './regions.js';
+import { anyRegion } from './subjects.js';
 
 /**
  * The probe wire (coordinator ⇄ agent). Both sides validate every message with these DTOs
@@ -54,7 +55,9 @@ export interface ProbeRequest<T extends ProbedType = ProbedType> {
   /** Deterministic `<monitor_id>:<scheduled_at>:<region>`: the result's unique key. */
   check_id: string;
   monitor_id: string;
-  region: RegionId;
+  region: MonitorRegionId;
+  /** The monitor's account; set only for a private region (its subject names the account). */
+  account_id?: string;
   /** When the check was due, ms since the epoch. */
   scheduled_at: number;
   type: T;
@@ -124,7 +127,7 @@ const optionalMs: Checker = (value) => (value === undefined ? null : integer(0, 
 const objectId: Checker = (value) =>
   typeof value === 'string' && /^[0-9a-f]{24}$/.test(value) ? null : 'must be an object id';
 const checkId: Checker = (value) =>
-  typeof value === 'string' && /^[0-9a-f]{24}:\d{1,16}:[a-z0-9-]{1,20}$/.test(value) ? null : 'must be a check id';
+  typeof value === 'string' && /^[0-9a-f]{24}:\d{1,16}:[a-z0-9-]{1,32}$/.test(value) ? null : 'must be a check id';
 
 export class ProbeTimingsDto implements ProbeTimings {
   @Field(optionalMs, { optional: true }) dns_ms?: number;
@@ -145,7 +148,8 @@ export type ProbeSettingsDto = TypeKeyedSettingsDto<ProbedType>;
 export class WireProbeRequestDto {
   @Field(checkId) check_id!: string;
   @Field(objectId) monitor_id!: string;
-  @Field(oneOf(REGION_IDS)) region!: RegionId;
+  @Field(anyRegion) region!: MonitorRegionId;
+  @Field(objectId, { optional: true }) account_id?: string;
   @Field(epochMs) scheduled_at!: number;
   @Field(oneOf(PROBED_TYPES)) type!: ProbedType;
   @Field((v) => (isPlainObject(v) && Object.keys(v).length === 1 ? null : 'must have exactly one type key'))
@@ -158,7 +162,7 @@ export class WireProbeRequestDto {
 export class ProbeResultDto {
   @Field(checkId) check_id!: string;
   @Field(objectId) monitor_id!: string;
-  @Field(oneOf(REGION_IDS)) region!: RegionId;
+  @Field(anyRegion) region!: MonitorRegionId;
   @Field(epochMs) scheduled_at!: number;
   @Field(oneOf(CHECK_STATUSES)) status!: CheckStatus;
   @Field(oneOf(FAILURE_PHASES), { nullable: true }) phase!: FailurePhase | null;
@@ -192,6 +196,7 @@ export function fromWireRequest(dto: WireProbeRequestDto): ProbeRequest | null {
     check_id: dto.check_id,
     monitor_id: dto.monitor_id,
     region: dto.region,
+    ...(dto.account_id === undefined ? {} : { account_id: dto.account_id }),
     scheduled_at: dto.scheduled_at,
     type: dto.type,
     settings: { ...settings },

@@ -27,10 +27,24 @@ export type RegionId = (typeof REGION_IDS)[number];
  */
 export const HEARTBEAT_REGION = 'heartbeat';
 
-/** Where a recorded check result came from: a region, or HEARTBEAT_REGION. */
-export type ResultRegion = RegionId | typeof HEARTBEAT_REGION;
+/**
+ * What a private region's id looks like (docs/decisions/0030-private-regions.md): an account's own
+ * region, served only by the agents enrolled for it. Never a public region's id.
+ */
+export const PRIVATE_REGION_ID_PATTERN = /^[a-z][a-z0-9-]{2,31}$/;
 
-/** Every value a result's `region` may have, regions first. */
+/** A region a monitor may name: a public RegionId, or a private region id of its account. */
+export type MonitorRegionId = RegionId | (string & {});
+
+/** Whether `value` has the form of a private region id (and is no public one). Not whether it exists. */
+export function isPrivateRegionId(value: unknown): value is string {
+  return typeof value === 'string' && PRIVATE_REGION_ID_PATTERN.test(value) && !isRegionId(value);
+}
+
+/** Where a recorded check result came from: a region, or HEARTBEAT_REGION. */
+export type ResultRegion = MonitorRegionId | typeof HEARTBEAT_REGION;
+
+/** Every public value a result's `region` may have, regions first (private region ids besides). */
 export const RESULT_REGIONS: readonly ResultRegion[] = [...REGION_IDS, HEARTBEAT_REGION];
 
 export type Continent = 'North America' | 'Europe' | 'Asia' | 'Oceania' | 'South America' | 'Africa';

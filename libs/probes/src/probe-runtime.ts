@@ -1,4 +1,4 @@
-import type { AgentHeartbeat, ProbeRequest, ProbeResult, RegionId } from '#contracts';
+import type { AgentHeartbeat, MonitorRegionId, ProbeRequest, ProbeResult } from '#contracts';
 import { egressAddresses, PICKET_VERSION, type Clock, type Egress } from '#runtime';
 import { ProbeExecutor } from './executor.js';
 import type { HttpsProberOptions } from './https.prober.js';
@@ -9,7 +9,7 @@ export interface ProbeRuntimeOptions {
   agentId: string;
   clock: Clock;
   /** The regions this runtime answers for (all of them in the coordinator's embedded mode). */
-  regions: readonly RegionId[];
+  regions: readonly MonitorRegionId[];
   /** Checks run at once at most (AGENT_MAX_IN_FLIGHT, EMBEDDED_MAX_IN_FLIGHT). */
   maxInFlight: number;
   egress: Egress;

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { REGION_IDS, type AgentHeartbeat, type RegionId } from '#contracts';
+import { REGION_IDS, type PublicAgentHeartbeat as AgentHeartbeat, type RegionId } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
 import { AgentsStore } from './agents.store.js';
 import { AGENT_PERSIST_MS, isPresent } from './presence.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AgentHeartbeat } from '#contracts';
+import type { PublicAgentHeartbeat as AgentHeartbeat } from '#contracts';
 import { Database } from '../database/database.js';
 import { AgentEntity } from './agent.entity.js';
 

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { AgentHeartbeatDto } from '#contracts';
+import { AgentHeartbeatDto, asPublicHeartbeat } from '#contracts';
 import { checkInput } from '#validation';
 import { AgentsRegistry } from './agents.registry.js';
 
@@ -9,7 +9,8 @@ export const HEARTBEAT_PATTERN = 'agent-heartbeat';
 
 /**
  * Agents' heartbeats from NATS (the coordinator's microservice, NATS mode): validated at the
- * edge (docs/decisions/0013-validation-decorator.md), recorded. A malformed heartbeat is ignored;
+ * edge (docs/decisions/0013-validation-decorator.md), recorded. A malformed heartbeat, or one that
+ * names a private region, is ignored;
  * the agent's next one counts.
  */
 @Controller()
@@ -19,6 +20,8 @@ export class HeartbeatController {
   @EventPattern(HEARTBEAT_PATTERN)
   heartbeat(@Payload() payload: unknown): void {
     const { value } = checkInput(AgentHeartbeatDto, payload);
-    if (value) this.agents.record({ ...value });
+    // A heartbeat naming a private region has no place here (docs/decisions/0030-private-regions.md).
+    const heartbeat = value && asPublicHeartbeat({ ...value });
+    if (heartbeat) this.agents.record(heartbeat);
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The granular permissions (docs/decisions/0003-auth-permissions-rate-limit.md; the two of maintenance
- * windows: docs/decisions/0026-maintenance-windows.md). A key created without a list has all.
+ * windows: docs/decisions/0026-maintenance-windows.md; the two of private regions:
+ * docs/decisions/0030-private-regions.md). A key created without a list has all.
  */
 export const PERMISSIONS = [
   'monitors:read',
@@ -14,6 +15,8 @@ export const PERMISSIONS = [
   'account:read',
   'maintenance:read',
   'maintenance:write',
+  'regions:read',
+  'regions:write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -99,6 +99,7 @@ const ID_COLLECTIONS: readonly (readonly [string, () => AppError])[] = [
   ['/api/incidents/', notFound.incident],
   ['/api/status_pages/', notFound.statusPage],
   ['/api/maintenance_windows/', notFound.maintenanceWindow],
+  ['/api/regions/', notFound.region],
 ];
 
 /**

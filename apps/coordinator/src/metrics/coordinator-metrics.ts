@@ -1,6 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { REGION_IDS, type MonitorType, type ProbeResult, type RegionId, type ResultRegion } from '#contracts';
+import {
+  isRegionId,
+  REGION_IDS,
+  type MonitorRegionId,
+  type MonitorType,
+  type ProbeResult,
+  type RegionId,
+  type ResultRegion,
+} from '#contracts';
+
+/**
+ * The `region` label: a public region or the heartbeat pseudo-region as it is; every private
+ * region as `private` (their ids are the accounts' own, unbounded; 0030-private-regions.md).
+ */
+function regionLabel(region: ResultRegion): string {
+  return isRegionId(region) || region === 'heartbeat' ? region : 'private';
+}
 import {
   counter,
   latencyHistogram,
@@ -40,13 +56,16 @@ export class CoordinatorMetrics {
 
   /** Checks run by this process itself (embedded mode). */
   recordProbe(result: ProbeResult, type: MonitorType): void {
-    this.probeDuration.observe({ region: result.region, type, result: result.status }, result.timings.total_ms / 1000);
+    this.probeDuration.observe(
+      { region: regionLabel(result.region), type, result: result.status },
+      result.timings.total_ms / 1000,
+    );
   }
 
   recordResult(result: ProbeResult, type: MonitorType): void {
-    this.checkResults.inc({ region: result.region, type, status: result.status });
+    this.checkResults.inc({ region: regionLabel(result.region), type, status: result.status });
     if (result.status === 'unknown' && result.agent_id !== 'coordinator') {
-      this.unknownResults.inc({ region: result.region, reason: 'agent' });
+      this.unknownResults.inc({ region: regionLabel(result.region), reason: 'agent' });
     }
   }
 
@@ -59,8 +78,8 @@ export class CoordinatorMetrics {
     this.monitorSeries?.record(result);
   }
 
-  recordTransportFailure(failure: TransportFailure, region: RegionId): void {
-    this.unknownResults.inc({ region, reason: failure });
+  recordTransportFailure(failure: TransportFailure, region: MonitorRegionId): void {
+    this.unknownResults.inc({ region: regionLabel(region), reason: failure });
     this.dispatchErrors.inc({ reason: failure });
   }
 
@@ -102,7 +121,7 @@ export class CoordinatorMetrics {
 
   /** A decided result that arrived after a newer check of its monitor had been applied. */
   recordLate(region: ResultRegion, status: 'up' | 'down'): void {
-    this.lateResults.inc({ region, status });
+    this.lateResults.inc({ region: regionLabel(region), status });
   }
 
   /** Results or status changes dropped because the outage buffer was full. */

@@ -1,6 +1,14 @@
 import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
-import { isRegionId, MONITOR_TYPES, REGION_IDS, type MonitorType, type RegionId } from '#contracts';
+import {
+  isPrivateRegionId,
+  isRegionId,
+  MONITOR_TYPES,
+  PRIVATE_REGION_ID_PATTERN,
+  REGION_IDS,
+  type MonitorRegionId,
+  type MonitorType,
+} from '#contracts';
 import {
   arrayOf,
   boolean,
@@ -28,12 +36,21 @@ export const MONITOR_LIMITS = {
   contacts: 100,
 } as const;
 
+/**
+ * A public region, or an id of the form of a private one: whether the account has that private
+ * region is judged by the service (docs/decisions/0030-private-regions.md).
+ */
 const region: Checker = described(
-  (value) => (isRegionId(value) ? null : `is not a known region (${REGION_IDS.join(', ')})`),
-  { enum: [...REGION_IDS] },
+  (value) =>
+    isRegionId(value) || isPrivateRegionId(value)
+      ? null
+      : `is not a known region (${REGION_IDS.join(', ')}, or one of the account's private regions)`,
+  { anyOf: [{ enum: [...REGION_IDS] }, { type: 'string', pattern: PRIVATE_REGION_ID_PATTERN.source }] },
 );
+/** Most regions a monitor may list: every public one and a few private ones. */
+const MAX_MONITOR_REGIONS = 32;
 // At least one for a probed type, none for a heartbeat: judged with the type (monitors.service.ts).
-const regionList = arrayOf(region, { max: REGION_IDS.length, unique: true });
+const regionList = arrayOf(region, { max: MAX_MONITOR_REGIONS, unique: true });
 const contactList = arrayOf(objectIdString, { max: MONITOR_LIMITS.contacts, unique: true });
 const checkInterval = integer(MONITOR_LIMITS.checkInterval.min, MONITOR_LIMITS.checkInterval.max);
 const timeout = integer(MONITOR_LIMITS.timeout.min, MONITOR_LIMITS.timeout.max);
@@ -55,7 +72,7 @@ export class CreateMonitorDto {
   @Field(checkInterval, { optional: true }) check_interval?: number;
   @Field(timeout, { optional: true }) timeout?: number;
   @Field(failThreshold, { optional: true }) fail_threshold?: number;
-  @Field(regionList, { optional: true }) @RegionsForType() regions?: RegionId[];
+  @Field(regionList, { optional: true }) @RegionsForType() regions?: MonitorRegionId[];
   @Field(contactList, { optional: true }) contacts?: string[];
   /** Replaces the monitor's rules as a whole; a key left out takes its default. */
   @Field(notificationRules, { optional: true }) notification_rules?: Partial<NotificationRules>;
@@ -75,7 +92,7 @@ export class UpdateMonitorDto {
   @Field(checkInterval, { optional: true }) check_interval?: number;
   @Field(timeout, { optional: true }) timeout?: number;
   @Field(failThreshold, { optional: true }) fail_threshold?: number;
-  @Field(regionList, { optional: true }) regions?: RegionId[];
+  @Field(regionList, { optional: true }) regions?: MonitorRegionId[];
   @Field(contactList, { optional: true }) contacts?: string[];
   /** Replaces the monitor's rules as a whole; a key left out takes its default. */
   @Field(notificationRules, { optional: true }) notification_rules?: Partial<NotificationRules>;

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import type { MonitorType, RegionId } from '#contracts';
+import type { MonitorType, MonitorRegionId } from '#contracts';
 import { AccountEntity } from '../auth/account.entity.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
 import { epochSeconds, jsonText } from '../database/columns.js';
@@ -44,7 +44,7 @@ export class MonitorEntity {
 
   /** The monitor's regions, in the order given (the rotation order). */
   @Column({ type: 'text', transformer: jsonText })
-  regions!: RegionId[];
+  regions!: MonitorRegionId[];
 
   @Column({ name: 'monitor_type', type: 'varchar', length: 16 })
   monitorType!: MonitorType;

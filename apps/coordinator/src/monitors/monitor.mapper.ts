@@ -1,4 +1,4 @@
-import type { HeartbeatSettings, MonitorType, RegionId } from '#contracts';
+import type { HeartbeatSettings, MonitorType, MonitorRegionId } from '#contracts';
 import type { SettingsByType } from '#contracts';
 import { pingUrlOf } from '../heartbeats/heartbeat.js';
 import type { MonitorEntity } from './monitor.entity.js';
@@ -14,7 +14,7 @@ export interface MonitorJson {
   check_interval: number;
   timeout: number;
   fail_threshold: number;
-  regions: RegionId[];
+  regions: MonitorRegionId[];
   settings: Partial<Omit<SettingsByType, 'heartbeat'>> & { heartbeat?: HeartbeatSettings & { ping_url: string } };
   contacts: string[];
   /** Always present, with the defaults filled in. */

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { In, type EntityManager } from 'typeorm';
-import type { MonitorType } from '#contracts';
+import { isRegionId, type MonitorType } from '#contracts';
 import { assertSubscriptionActive, lockAccount, passCreateGate, type CreateGate } from '../auth/account-gate.js';
 import { pageOffset, type PageRequest } from '../common/pagination.js';
 import { Database } from '../database/database.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
+import { PrivateRegionEntity } from '../regions/private-region.entity.js';
 import { removeMonitorFromStatusPages } from '../status-pages/status-page-monitors.js';
 import { MonitorContactEntity, MonitorEntity } from './monitor.entity.js';
 import { UNKNOWN_AFTER_INTERVALS } from './monitor-status.js';
@@ -23,6 +24,13 @@ export interface MonitorListQuery {
   sort: MonitorSort;
   order: 'asc' | 'desc';
   page: PageRequest;
+}
+
+/** Regions of the monitor that are neither public nor private regions of its account. */
+export class UnknownRegionsError extends Error {
+  constructor(readonly regions: string[]) {
+    super(`unknown regions: ${regions.join(', ')}`);
+  }
 }
 
 export class UnknownContactsError extends Error {
@@ -102,6 +110,7 @@ export class MonitorsRepository {
         const escalation = (monitor.notificationRules?.escalation ?? []).flatMap((s) => s.contacts);
         const named = [...new Set([...(contactIds ?? []), ...escalation])];
         await this.assertContactsOwned(m, monitor.accountId, named);
+        await this.assertRegionsKnown(m, monitor);
         if (isNew) {
           await m.insert(MonitorEntity, monitor);
         } else {
@@ -132,6 +141,23 @@ export class MonitorsRepository {
         if (isForeignKeyViolation(error)) throw new UnknownContactsError(contactIds ?? []);
         throw error;
       });
+  }
+
+  /**
+   * The monitor's private regions must be its account's, judged under the account's lock so a
+   * region deleted meanwhile (regions/private-regions.repository.ts) cannot be left in use.
+   */
+  private async assertRegionsKnown(m: EntityManager, monitor: MonitorEntity): Promise<void> {
+    const own = monitor.regions.filter((region) => !isRegionId(region));
+    if (own.length === 0) return;
+    await lockAccount(m, this.db.dialect, monitor.accountId);
+    const found = await m.find(PrivateRegionEntity, {
+      select: { regionId: true },
+      where: { accountId: monitor.accountId, regionId: In(own) },
+    });
+    const known = new Set(found.map((region) => region.regionId));
+    const missing = own.filter((region) => !known.has(region));
+    if (missing.length > 0) throw new UnknownRegionsError(missing);
   }
 
   /**

@@ -13,7 +13,12 @@ import { regionsProblem, typeKeyOf } from './monitor-regions.js';
 import { MonitorEntity } from './monitor.entity.js';
 import { CreateMonitorDto, ListMonitorsQuery, MONITOR_LIMITS, UpdateMonitorDto } from './monitor.dto.js';
 import { toMonitorActivityJson, toMonitorJson, type MonitorJson } from './monitor.mapper.js';
-import { MonitorsRepository, UnknownContactsError, type MonitorRecord } from './monitors.repository.js';
+import {
+  MonitorsRepository,
+  UnknownContactsError,
+  UnknownRegionsError,
+  type MonitorRecord,
+} from './monitors.repository.js';
 import { escalationContactPaths, rulesWithDefaults } from './notification-rules.js';
 
 export const DEFAULT_MONITORS_PER_PAGE = 50;
@@ -190,6 +195,15 @@ export class MonitorsService {
       await this.monitors.save(monitor, contactIds, isNew, gate);
       this.events.emit({ kind: 'saved', monitor });
     } catch (error) {
+      if (error instanceof UnknownRegionsError) {
+        throw validationError(
+          // Named like the checker's own problem with `regions` (an unknown public id).
+          error.regions.map((region) => ({
+            field: 'regions',
+            message: `${region} is not a known region (a public one, or one of this account's private regions)`,
+          })),
+        );
+      }
       if (!(error instanceof UnknownContactsError)) throw error;
       // Each unknown id under every field that names it: the contact list, the escalation steps.
       const unknown = new Set(error.contactIds);

@@ -34,6 +34,8 @@ const ERROR_CODES: { readonly [K in ErrorCode]: string } = {
   INCIDENT_NOT_FOUND: 'No incident with this id in the account (malformed ids included).',
   STATUS_PAGE_NOT_FOUND: 'No status page with this id in the account.',
   MAINTENANCE_WINDOW_NOT_FOUND: 'No maintenance window with this id in the account (malformed ids included).',
+  REGION_NOT_FOUND: 'No private region with this id in the account (public and malformed ids included).',
+  REGION_IN_USE: 'Monitors still list the region; remove it from them first.',
   NOT_FOUND: 'No such endpoint.',
   METHOD_NOT_ALLOWED: 'The path exists but not with this method; `Allow` lists the methods it has.',
   READONLY_CHANNEL: 'The contact belongs to a read-only channel (push) and cannot be changed or deleted.',
@@ -169,6 +171,14 @@ const PARAMETERS = {
   UserId: pathId('user'),
   ApiKeyId: pathId('API key'),
   MaintenanceWindowId: pathId('maintenance window'),
+  RegionId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description:
+      "The private region's id. A public, malformed or unknown id and another account's all get the same 404.",
+    schema: { type: 'string' },
+  },
   PublicStatusPageId: {
     name: 'id',
     in: 'path',
@@ -378,6 +388,10 @@ export function buildOpenApiDocument(routes: readonly DeclaredRoute[]): OpenApiD
       {
         name: 'Maintenance windows',
         description: 'Times when monitors are checked but open no incident and notify nobody.',
+      },
+      {
+        name: 'Regions',
+        description: "Where checks run from: the public regions and the account's private ones (its own agents).",
       },
       { name: 'Public status pages', description: 'The status pages themselves, as people and scripts read them.' },
       { name: 'Account', description: 'The account of the API key.' },

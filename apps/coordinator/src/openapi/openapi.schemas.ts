@@ -14,6 +14,7 @@ import {
   MAX_ERROR_LENGTH,
   MONITOR_TYPE_TABLE,
   MONITOR_TYPES,
+  PRIVATE_REGION_ID_PATTERN,
   REGION_IDS,
   RESULT_REGIONS,
   requestHeaders,
@@ -71,6 +72,8 @@ import type { MaintenanceWindowJson } from '../maintenance/maintenance-windows.s
 import { WINDOW_STATES } from '../maintenance/windows.js';
 import { CreateStatusPageDto, STATUS_PAGE_LIMITS, UpdateStatusPageDto } from '../status-pages/status-page.dto.js';
 import type { ApiKeyJson } from '../users/api-keys.service.js';
+import { CreateRegionDto } from '../regions/region.dto.js';
+import type { PrivateRegionJson, PublicRegionJson } from '../regions/regions.service.js';
 import { ROLES } from '../users/roles.js';
 import { CreateKeyDto, CreateUserDto, SetPasswordDto, SetupDto, SignInDto, UpdateUserDto } from '../users/users.dto.js';
 import type { UserJson } from '../users/users.service.js';
@@ -794,6 +797,26 @@ const maintenanceFields = {
   updated_at: timestamp,
 } satisfies FieldsOf<MaintenanceWindowJson>;
 
+// ---- regions ---------------------------------------------------------------------------
+
+const regionCreate = dtoSchema(CreateRegionDto, {
+  id: { description: 'What monitors list in `regions`: 3 to 32 of a-z, 0-9 and `-`, a letter first; not a public id.' },
+  name: { description: displayNameText(100) },
+});
+const regionWritable = regionCreate.properties as FieldsOf<CreateRegionDto>;
+const privateRegionFields = {
+  ...regionWritable,
+  type: { const: 'private' },
+  agents_online: count("The region's agents that sent a heartbeat in the last 30 s."),
+  created_at: { type: 'integer', description: 'Unix seconds.' },
+} satisfies FieldsOf<PrivateRegionJson>;
+const publicRegionFields = {
+  id: { enum: [...REGION_IDS] },
+  name: { type: 'string' },
+  continent: { type: 'string' },
+  type: { const: 'public' },
+} satisfies FieldsOf<PublicRegionJson>;
+
 const page = (items: string, of: string): Readonly<Record<string, Schema>> => ({
   [items]: { type: 'array', items: ref(of) },
   pagination: ref('Pagination'),
@@ -899,11 +922,14 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
   const schemas: Record<string, Schema> = {
     ObjectId: objectId,
     Timestamp: timestamp,
-    Region: { enum: [...REGION_IDS], description: 'A check region.' },
+    Region: {
+      anyOf: [{ enum: [...REGION_IDS] }, { type: 'string', pattern: PRIVATE_REGION_ID_PATTERN.source }],
+      description: "A check region: a public one, or one of the account's private regions.",
+    },
     ResultRegion: {
-      enum: [...RESULT_REGIONS],
+      anyOf: [{ enum: [...RESULT_REGIONS] }, { type: 'string', pattern: PRIVATE_REGION_ID_PATTERN.source }],
       description:
-        'Where a result came from: a check region, or `heartbeat` for the pings, reported failures and missed ' +
+        'Where a result came from: a check region (public or private), or `heartbeat` for the pings, reported failures and missed ' +
         'deadlines of a heartbeat monitor (recorded by the coordinator, not checked from a region).',
     },
     Pagination: object(paginationFields),
@@ -1104,6 +1130,24 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     MaintenanceWindowListResponse: ok(
       { data: object(page('maintenance_windows', 'MaintenanceWindow')) },
       'A page of maintenance windows.',
+    ),
+    PublicRegion: object(publicRegionFields, undefined, { description: 'One of the 15 public regions.' }),
+    PrivateRegion: object(privateRegionFields, undefined, {
+      description: "One of the account's private regions, checked only by its own agents.",
+    }),
+    PrivateRegionCreate: object(
+      { ...regionWritable, ...readOnlyFields(privateRegionFields, regionWritable) },
+      regionCreate.required,
+      { description: 'Unknown fields are refused (422).' },
+    ),
+    PrivateRegionResponse: ok({ data: ref('PrivateRegion') }, 'One private region.'),
+    RegionListResponse: ok(
+      {
+        data: object({
+          regions: { type: 'array', items: { oneOf: [ref('PublicRegion'), ref('PrivateRegion')] } },
+        }),
+      },
+      'The public regions, then the private ones.',
     ),
     PublicDay: object(publicDayFields),
     PublicMonitor: object(publicMonitorFields),

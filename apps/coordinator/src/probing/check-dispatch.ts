@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { checkIdOf, isProbedType, type ProbeRequest } from '#contracts';
+import { checkIdOf, isProbedType, isRegionId, type ProbeRequest } from '#contracts';
 import { within } from '#runtime';
 import { ResultIngest } from '../evaluation/result-ingest.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
@@ -40,6 +40,8 @@ export class CheckDispatch {
       check_id: checkIdOf(monitor.id, due.scheduledAt, due.region),
       monitor_id: monitor.id,
       region: due.region,
+      // A private region's subject names the account (docs/decisions/0030-private-regions.md).
+      ...(isRegionId(due.region) ? {} : { account_id: monitor.accountId }),
       scheduled_at: due.scheduledAt,
       type: monitor.monitorType,
       settings: monitor.settings,

@@ -6,6 +6,7 @@ import { HEARTBEAT_PATTERN } from '../agents/heartbeat.controller.js';
 import type { CoordinatorConfig } from '../config.js';
 import { STATUS_CHANGED_PATTERN } from '../live/status-feed.controller.js';
 import { HEARTBEAT_PING_PATTERN } from '../heartbeats/heartbeat-ping.controller.js';
+import { PRIVATE_HEARTBEAT_PATTERN } from '../regions/private-heartbeat.controller.js';
 import { MONITOR_CHANGED_PATTERN } from './monitor-bus.controller.js';
 import { NATS_LINK } from './nats-connection.js';
 
@@ -21,8 +22,11 @@ export function coordinatorRoutes(config: CoordinatorConfig): NatsRoute[] {
   const subjects = subjectsFor(config.NATS_SUBJECT_PREFIX);
   // Every replica serves live streams, also one that schedules nothing.
   const live: NatsRoute = { subject: subjects.statusChanged, pattern: STATUS_CHANGED_PATTERN };
-  if (config.CHECKS_ENABLED === 'false') return [live];
+  // Every replica answers GET /api/regions, whose `agents_online` counts private agents' heartbeats.
+  const privateAgents: NatsRoute = { subject: subjects.privateHeartbeats, pattern: PRIVATE_HEARTBEAT_PATTERN };
+  if (config.CHECKS_ENABLED === 'false') return [live, privateAgents];
   return [
+    privateAgents,
     { subject: subjects.heartbeat, pattern: HEARTBEAT_PATTERN },
     { subject: subjects.monitorChanged, pattern: MONITOR_CHANGED_PATTERN },
     { subject: subjects.heartbeatPing, pattern: HEARTBEAT_PING_PATTERN },

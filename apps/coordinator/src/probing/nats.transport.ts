@@ -1,4 +1,5 @@
 import {
+  probeSubjectOf,
   ProbeResultDto,
   subjectsFor,
   type Subjects,
@@ -32,8 +33,8 @@ const MESSAGES: { readonly [K in TransportFailure]: (region: string) => string }
 };
 
 /**
- * Core NATS request/reply to `picket.probe.<region>`, answered by one agent of the region's
- * queue group. Nothing is persisted on NATS: a lost request or reply is UNKNOWN at once, and so
+ * Core NATS request/reply to `picket.probe.<region>` (a private region's:
+ * `picket.private.<account>.<region>.probe`), answered by one agent of the region's queue group. Nothing is persisted on NATS: a lost request or reply is UNKNOWN at once, and so
  * is a request while the link is not connected (the client would hold it until its timeout).
  */
 export class NatsTransport implements ProbeTransport {
@@ -58,8 +59,13 @@ export class NatsTransport implements ProbeTransport {
       this.onFailure('transport', request);
       return unknownResult(request, MESSAGES.transport(request.region), COORDINATOR_AGENT_ID, startedAt);
     }
+    const subject = probeSubjectOf(this.subjects, request);
+    if (!subject) {
+      this.onFailure('no_responders', request);
+      return unknownResult(request, MESSAGES.no_responders(request.region), COORDINATOR_AGENT_ID, startedAt);
+    }
     try {
-      const reply = await nats.request(this.subjects.probe(request.region), JSON.stringify(toWireRequest(request)), {
+      const reply = await nats.request(subject, JSON.stringify(toWireRequest(request)), {
         timeout: request.timeout_ms + REPLY_GRACE_MS,
       });
       const { value } = checkInput(ProbeResultDto, JSON.parse(reply.string()));

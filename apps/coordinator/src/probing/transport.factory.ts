@@ -51,6 +51,7 @@ export async function createProbeTransport(deps: TransportDeps): Promise<ProbeTr
   const runtime = await ProbeRuntime.open({
     agentId: EMBEDDED_AGENT_ID,
     clock,
+    // Public regions only: a private region's checks never run here (InProcessTransport).
     regions: REGION_IDS,
     maxInFlight: config.EMBEDDED_MAX_IN_FLIGHT,
     egress: config.egress(),
@@ -63,10 +64,10 @@ export async function createProbeTransport(deps: TransportDeps): Promise<ProbeTr
   if (runtime.icmpProblem) logger.warn(`ICMP checks will be UNKNOWN: ${runtime.icmpProblem}`, 'Probing');
   metrics.trackInFlight(() => runtime.executor.inFlight);
   // The embedded agent "heart-beats" like a remote one, so `agents list` shows it as online.
-  const heartbeat = () => agents.registerEmbedded(runtime.heartbeat());
+  const heartbeat = () => agents.registerEmbedded({ ...runtime.heartbeat(), regions: [...REGION_IDS] });
   heartbeat();
   const beating = setInterval(heartbeat, AGENT_PERSIST_MS);
   beating.unref();
   logger.log('embedded mode: this process checks every region itself (set NATS_URL for regional agents)', 'Probing');
-  return new InProcessTransport(runtime, EMBEDDED_DRAIN_MS, () => clearInterval(beating));
+  return new InProcessTransport(runtime, clock, EMBEDDED_DRAIN_MS, () => clearInterval(beating));
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RegionId } from '#contracts';
+import { isRegionId, type RegionId } from '#contracts';
 import { PartitionManager } from '../cluster/partition-manager.js';
 import { partitionOf } from '../cluster/partitions.js';
 import { initialState, type MonitorState } from '../evaluation/status.js';
@@ -125,11 +125,13 @@ export class MonitorRoster {
     }
   }
 
-  /** How many monitors checked here use each region. */
+  /** How many monitors checked here use each public region (private ones are their accounts' to watch). */
   byRegion(): Map<RegionId, number> {
     const needed = new Map<RegionId, number>();
     for (const monitor of this.monitors.values()) {
-      for (const region of monitor.regions) needed.set(region, (needed.get(region) ?? 0) + 1);
+      for (const region of monitor.regions) {
+        if (isRegionId(region)) needed.set(region, (needed.get(region) ?? 0) + 1);
+      }
     }
     return needed;
   }

@@ -1,4 +1,4 @@
-import type { RegionId } from '#contracts';
+import type { MonitorRegionId } from '#contracts';
 import type { Clock } from '#runtime';
 import { PriorityQueue, type Queued } from './priority-queue.js';
 import { isSlot, nextRegionIndex, nextSlot, rotationPlan, slotsBetween, type RotationPlan } from './rotation.js';
@@ -10,13 +10,13 @@ export interface ScheduleEntry {
   /** Seconds between two checks from the same region (check_interval). */
   readonly intervalSeconds: number;
   /** The monitor's regions in stored order: the rotation order. At least one. */
-  readonly regions: readonly RegionId[];
+  readonly regions: readonly MonitorRegionId[];
 }
 
 /** One check to send now. */
 export interface DueCheck {
   readonly monitorId: string;
-  readonly region: RegionId;
+  readonly region: MonitorRegionId;
   /** Index of `region` in the monitor's regions when the check was planned. */
   readonly regionIndex: number;
   /**
@@ -61,7 +61,7 @@ interface Planned {
 interface MonitorPlan {
   readonly monitorId: string;
   readonly intervalSeconds: number;
-  readonly regions: readonly RegionId[];
+  readonly regions: readonly MonitorRegionId[];
   readonly rotation: RotationPlan;
   /** The monitor's next regular slot; exactly one is always queued. */
   next: Planned;
@@ -341,11 +341,11 @@ export class Scheduler {
   }
 }
 
-function sameRegions(a: readonly RegionId[], b: readonly RegionId[]): boolean {
+function sameRegions(a: readonly MonitorRegionId[], b: readonly MonitorRegionId[]): boolean {
   return a.length === b.length && a.every((region, i) => region === b[i]);
 }
 
-function regionAt(plan: MonitorPlan, index: number): RegionId {
+function regionAt(plan: MonitorPlan, index: number): MonitorRegionId {
   const region = plan.regions[index];
   if (region === undefined) throw new Error(`monitor ${plan.monitorId} has no region ${index}`);
   return region;

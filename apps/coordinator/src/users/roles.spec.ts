@@ -3,7 +3,8 @@ import { describedPermissions, isRole, managesUsers, permissionsOfRole, ROLES } 
 
 /**
  * The key permissions as docs/decisions/0003-auth-permissions-rate-limit.md lists them, and the
- * two of maintenance windows (docs/decisions/0026-maintenance-windows.md); not imported.
+ * two of maintenance windows (docs/decisions/0026-maintenance-windows.md) and of private regions
+ * (docs/decisions/0030-private-regions.md); not imported.
  */
 const ALL = [
   'monitors:read',
@@ -17,6 +18,8 @@ const ALL = [
   'account:read',
   'maintenance:read',
   'maintenance:write',
+  'regions:read',
+  'regions:write',
 ];
 const READS = [
   'monitors:read',
@@ -25,6 +28,7 @@ const READS = [
   'status_pages:read',
   'account:read',
   'maintenance:read',
+  'regions:read',
 ];
 
 describe('roles', () => {

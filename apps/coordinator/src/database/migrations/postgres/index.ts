@@ -18,6 +18,7 @@ import { RequestHeadersRepair1765650000000 } from './1765650000000-request-heade
 import { MaintenanceWindows1765700000000 } from './1765700000000-maintenance-windows.js';
 import { HeartbeatMonitors1765800000000 } from './1765800000000-heartbeat-monitors.js';
 import { NotificationRules1765900000000 } from './1765900000000-notification-rules.js';
+import { PrivateRegions1765950000000 } from './1765950000000-private-regions.js';
 
 /** Reviewed PostgreSQL migrations, oldest first; the same list in ../sqlite (docs/decisions/0015-two-migration-sets.md). */
 export const POSTGRES_MIGRATIONS = [
@@ -41,4 +42,5 @@ export const POSTGRES_MIGRATIONS = [
   MaintenanceWindows1765700000000,
   HeartbeatMonitors1765800000000,
   NotificationRules1765900000000,
+  PrivateRegions1765950000000,
 ];
