@@ -183,7 +183,7 @@ export function uptimeText(percent: number | null): string {
   return `${(Math.floor(percent * 100) / 100).toFixed(2)}%`;
 }
 
-/** The sparkline's polyline points in a `width` × `height` box (y down; gaps where an hour has no value). */
+/** The sparkline's polyline points in a `width` × `height` box (y down; gaps where an hour has no value; a lone hour a dot). */
 export function sparklinePaths(values: readonly (number | null)[], width: number, height: number): string[] {
   const present = values.filter((v): v is number => v !== null);
   if (present.length === 0) return [];
@@ -193,16 +193,17 @@ export function sparklinePaths(values: readonly (number | null)[], width: number
   const step = values.length > 1 ? width / (values.length - 1) : 0;
   const paths: string[] = [];
   let current: string[] = [];
+  // A lone point is repeated: a zero-length line, which round caps draw as a dot.
+  const close = () => {
+    if (current.length > 0) paths.push((current.length === 1 ? [current[0], current[0]] : current).join(' '));
+    current = [];
+  };
   values.forEach((value, i) => {
-    if (value === null) {
-      if (current.length > 0) paths.push(current.join(' '));
-      current = [];
-      return;
-    }
+    if (value === null) return close();
     const y = height - 1 - ((value - min) / span) * (height - 2);
     current.push(`${(i * step).toFixed(1)},${y.toFixed(1)}`);
   });
-  if (current.length > 0) paths.push(current.join(' '));
+  close();
   return paths;
 }
 
