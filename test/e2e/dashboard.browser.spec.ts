@@ -374,10 +374,17 @@ describe('dashboard', () => {
         regions: ['eu-west-1'],
       });
       await setup.close();
-      // Two up results and one down in the last 24 h: 66.67 % (shown 66.66 %, never rounded up), and two hours of response times.
+      // Five up results and one down in the last 24 h: 83.33 % (never rounded up); hours 18–21 a line, hour 23 a dot.
       const writer = c.app.get(ResultsWriter);
       const now = Math.floor(Date.now() / 1000);
-      writer.add(probeResult(gamma.id, 'eu-west-1', 'up', 120), now - 3 * 3600);
+      for (const [hoursAgo, ms] of [
+        [6, 200],
+        [5, 250],
+        [4, 300],
+        [3, 120],
+      ] as const) {
+        writer.add(probeResult(gamma.id, 'eu-west-1', 'up', ms), now - hoursAgo * 3600 + 60);
+      }
       writer.add(probeResult(gamma.id, 'eu-west-1', 'up', 480), now - 600);
       writer.add(probeResult(gamma.id, 'eu-west-1', 'down', null), now - 300);
       await writer.flush();
@@ -398,7 +405,7 @@ describe('dashboard', () => {
           await page.goto(`${c.baseUrl}/`);
           const row = page.locator(`[data-monitor="${gamma.id}"]`);
           await row.waitFor();
-          await expect(row.locator('.uptime-24h').textContent()).resolves.toBe('66.66%');
+          await expect(row.locator('.uptime-24h').textContent()).resolves.toBe('83.33%');
           await expect(row.locator('.spark polyline').count()).resolves.toBe(2);
           const label = await row.locator('svg.spark').getAttribute('aria-label');
           expect(label).toContain('120–480 ms');

@@ -106,8 +106,8 @@ describe('overview list logic', () => {
 
   it('draws the sparkline as lines broken where an hour has no value, lowest at the bottom', () => {
     expect(sparklinePaths([null, null], 96, 24)).toEqual([]);
-    expect(sparklinePaths([100, 200, null, 150, 150], 8, 10)).toEqual(['0.0,9.0 2.0,1.0', '6.0,5.0 8.0,5.0']);
-    expect(sparklinePaths([null, 120, null, 480], 6, 10)).toEqual(['2.0,9.0 2.0,9.0', '6.0,1.0 6.0,1.0']);
+    expect(sparklinePaths([100, 200, null, 150, 150], 8, 10)).toEqual(['2.0,8.0 3.0,2.0', '5.0,5.0 6.0,5.0']);
+    expect(sparklinePaths([null, 120, null, 480], 6, 10)).toEqual(['2.7,8.0 2.7,8.0', '4.0,2.0 4.0,2.0']);
   });
 
   it.each([

@@ -190,7 +190,9 @@ export function sparklinePaths(values: readonly (number | null)[], width: number
   const max = Math.max(...present);
   const min = Math.min(...present);
   const span = max - min || 1;
-  const step = values.length > 1 ? width / (values.length - 1) : 0;
+  // Inset by the stroke's width so that nothing at an edge is cut off.
+  const pad = 2;
+  const step = values.length > 1 ? (width - 2 * pad) / (values.length - 1) : 0;
   const paths: string[] = [];
   let current: string[] = [];
   // A lone point is repeated: a zero-length line, which round caps draw as a dot.
@@ -200,8 +202,8 @@ export function sparklinePaths(values: readonly (number | null)[], width: number
   };
   values.forEach((value, i) => {
     if (value === null) return close();
-    const y = height - 1 - ((value - min) / span) * (height - 2);
-    current.push(`${(i * step).toFixed(1)},${y.toFixed(1)}`);
+    const y = height - pad - ((value - min) / span) * (height - 2 * pad);
+    current.push(`${(pad + i * step).toFixed(1)},${y.toFixed(1)}`);
   });
   close();
   return paths;
