@@ -1,5 +1,6 @@
 import { adversityBench } from './adversity.js';
 import { agentBench } from './agent.js';
+import { dashboardBench } from './dashboard.js';
 import { detectionBench } from './detection.js';
 import { ingestBench } from './ingest.js';
 import { intakeBench } from './intake.js';
@@ -18,6 +19,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   scale: scaleBench,
   agent: agentBench,
   intake: intakeBench,
+  dashboard: dashboardBench,
 };
 
 const name = process.argv[2] ?? '';

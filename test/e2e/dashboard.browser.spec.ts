@@ -6,7 +6,9 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
 import type { ApiClient } from '../support/api-client.js';
+import { probeResult } from '../support/check-results.js';
 import { CapturingLogger, startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { signIn } from '../support/dashboard.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
@@ -726,6 +728,61 @@ describe('dashboard', () => {
         await admin.close();
       }
     }, 120_000);
+
+    it('draws the overview from one GET /api/monitor_summary: uptime and a sparkline per monitor, no request per monitor', async () => {
+      const setup = await browser.newContext();
+      const csrf = await signIn(setup, c);
+      const gamma = await post(setup, csrf, '/api/monitors', {
+        name: 'Gamma summary',
+        settings: { https: { url: 'https://gamma.example.com/' } },
+        regions: ['eu-west-1'],
+      });
+      await setup.close();
+      // Five up results and one down in the last 24 h: 83.33 % (never rounded up); hours 18–21 a line, hour 23 a dot.
+      const writer = c.app.get(ResultsWriter);
+      const now = Math.floor(Date.now() / 1000);
+      for (const [hoursAgo, ms] of [
+        [6, 200],
+        [5, 250],
+        [4, 300],
+        [3, 120],
+      ] as const) {
+        writer.add(probeResult(gamma.id, 'eu-west-1', 'up', ms), now - hoursAgo * 3600 + 60);
+      }
+      writer.add(probeResult(gamma.id, 'eu-west-1', 'up', 480), now - 600);
+      writer.add(probeResult(gamma.id, 'eu-west-1', 'down', null), now - 300);
+      await writer.flush();
+      for (const [view, options] of [
+        ['light', { colorScheme: 'light', viewport: { width: 1280, height: 800 } }],
+        ['dark', { colorScheme: 'dark', viewport: { width: 1280, height: 800 } }],
+        ['phone', { colorScheme: 'light', viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true }],
+      ] as const) {
+        const context = await browser.newContext(options);
+        try {
+          await signIn(context, c);
+          const page = await context.newPage();
+          const asked: string[] = [];
+          page.on('request', (req) => {
+            const { pathname, search } = new URL(req.url());
+            if (pathname.startsWith('/api/')) asked.push(pathname + search);
+          });
+          await page.goto(`${c.baseUrl}/`);
+          const row = page.locator(`[data-monitor="${gamma.id}"]`);
+          await row.waitFor();
+          await expect(row.locator('.uptime-24h').textContent()).resolves.toBe('83.33%');
+          await expect(row.locator('.spark polyline').count()).resolves.toBe(2);
+          const label = await row.locator('svg.spark').getAttribute('aria-label');
+          expect(label).toContain('120–480 ms');
+          await page.getByRole('searchbox').fill('gamma');
+          await expect(page.locator('.list-summary').textContent()).resolves.toMatch(/^1 of \d+ monitors shown$/);
+          await page.screenshot({ path: `${ARTIFACTS}overview-summary-${view}.png` });
+          expect(asked.filter((path) => path === '/api/monitor_summary')).toHaveLength(1);
+          expect(asked.filter((path) => path.startsWith('/api/monitors'))).toEqual([]);
+        } finally {
+          await context.close();
+        }
+      }
+    });
 
     it('creates an API key shown once with a copy button, listed by its prefix; it works with fetch until revoked', async () => {
       const context = await browser.newContext();

@@ -739,6 +739,11 @@ describe('OpenAPI document', () => {
       expect(res.body.data.overall).toMatchObject({ checks: 4, failures: 1, unknowns: 1 });
     }
 
+    const summary = await call(a, 'GET', '/api/monitor_summary');
+    expectCode(summary, 200);
+    expect(summary.body.data.monitors.find((m: any) => m.id === monitor.id)).toMatchObject({ uptime_24h: 66.6667 });
+    expectCode(await call(a, 'GET', '/api/monitor_summary?page=1'), 422, 'VALIDATION_ERROR');
+
     const stranger = (await coordinator.newAccount('stranger')).client;
     for (const endpoint of ['checks', 'stats']) {
       const path = `/api/monitors/${monitor.id}/${endpoint}`;

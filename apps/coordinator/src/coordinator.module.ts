@@ -14,6 +14,7 @@ import { IncidentsModule } from './incidents/incidents.module.js';
 import { LiveModule } from './live/live.module.js';
 import { MaintenanceModule } from './maintenance/maintenance.module.js';
 import { MonitorsModule } from './monitors/monitors.module.js';
+import { MonitorSummaryModule } from './summary/monitor-summary.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { HeartbeatsModule } from './heartbeats/heartbeats.module.js';
 import { ProbingModule } from './probing/probing.module.js';
@@ -35,6 +36,7 @@ export class CoordinatorModule {
         HealthModule,
         AuthModule,
         AccountModule,
+        MonitorSummaryModule,
         MonitorsModule,
         ContactsModule,
         HistoryModule,

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply } from 'fastify';
+import { acceptsGzip } from '../http/gzip.js';
 
 /** Where the dashboard's build (Vite's output) is read from. */
 export const DASHBOARD_DIR = Symbol('DASHBOARD_DIR');
@@ -75,15 +76,7 @@ const NOT_BUILT =
   '(or <code>npm start</code>, which builds what is missing) in the Picket folder, then reload this page.</p>' +
   '<p>The API is described at <a href="/api/openapi.json">/api/openapi.json</a>.</p></main></body></html>';
 
-/** Whether the client takes gzip (`Accept-Encoding`, a `q=0` refusal respected). */
-export function acceptsGzip(header: string | undefined): boolean {
-  return (header ?? '').split(',').some((part) => {
-    const [coding, ...params] = part.trim().toLowerCase().split(';');
-    if (coding !== 'gzip') return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
+export { acceptsGzip };
 
 /**
  * Serves the built dashboard: `index.html` for `/` and every client route (`no-cache`: a new

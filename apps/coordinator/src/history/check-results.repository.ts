@@ -140,6 +140,7 @@ function groupByDay(deltas: readonly RollupDelta[]): Map<number, Key[]> {
 interface AggregateRow {
   monitor_id?: string;
   region?: ResultRegion;
+  bucket?: string | number;
   checks: string | number;
   failures: string | number | null;
   unknowns: string | number | null;
@@ -170,7 +171,8 @@ const keyOf = (monitorId: string, region: string) => `${monitorId} ${region}`;
 
 /**
  * Raw check results and their daily roll-ups. Every read is scoped to one monitor whose
- * ownership the service has checked; writes come from the ResultsWriter and the retention job.
+ * ownership the service has checked, or to every monitor of one account (joined on
+ * `monitors.account_id`); writes come from the ResultsWriter and the retention job.
  * Why batches are plain SQL per dialect: docs/decisions/0012-raw-sql-where-kept.md.
  */
 @Injectable()
@@ -459,6 +461,7 @@ export class CheckResultsRepository {
   private async aggregate(
     qb: SelectQueryBuilder<CheckResultEntity>,
     groups: readonly ('monitor_id' | 'region')[],
+    computed?: { alias: 'bucket'; expression: string },
   ): Promise<AggregateRow[]> {
     qb.select('COUNT(*)', 'checks')
       .addSelect("SUM(CASE WHEN r.status = 'down' THEN 1 ELSE 0 END)", 'failures')
@@ -466,6 +469,7 @@ export class CheckResultsRepository {
       .addSelect("SUM(CASE WHEN r.status = 'up' THEN r.response_time_ms END)", 'sum_response_ms')
       .addSelect("COUNT(CASE WHEN r.status = 'up' THEN r.response_time_ms END)", 'count_response');
     for (const column of groups) qb.addSelect(`r.${column}`, column).addGroupBy(`r.${column}`);
+    if (computed) qb.addSelect(computed.expression, computed.alias).addGroupBy(computed.expression);
     return qb.getRawMany<AggregateRow>();
   }
 
@@ -566,6 +570,61 @@ export class CheckResultsRepository {
       ? figuresOf(overallRow, overallP95.get('') ?? null)
       : figuresOf({ checks: 0, failures: 0, unknowns: 0, sum_response_ms: 0, count_response: 0 }, null);
     return { regions, overall };
+  }
+
+  /**
+   * Figures of the raw results of every monitor of an account with `from <= checked_at <= to`,
+   * per monitor and per `bucketSeconds` slice of the window (bucket 0 starts at `from`; the
+   * instant `to` itself belongs to the last full slice): one grouped query for the whole account
+   * (the dashboard's summary, docs/decisions/0031-monitor-summary.md).
+   */
+  async accountBuckets(
+    accountId: string,
+    from: number,
+    to: number,
+    bucketSeconds: number,
+  ): Promise<(Figures & { monitorId: string; bucket: number })[]> {
+    const qb = this.db.manager
+      .createQueryBuilder(CheckResultEntity, 'r')
+      .innerJoin(MonitorEntity, 'm', 'm.id = r.monitor_id')
+      .where('m.account_id = :accountId', { accountId })
+      .andWhere('r.checked_at >= :from AND r.checked_at <= :to', { from, to })
+      .andWhere(OUTSIDE_MAINTENANCE);
+    const rows = await this.aggregate(qb, ['monitor_id'], {
+      alias: 'bucket',
+      expression: `(r.checked_at - ${Math.trunc(from)}) / ${Math.trunc(bucketSeconds)}`,
+    });
+    const last = Math.max(0, Math.ceil((to - from) / bucketSeconds) - 1);
+    return rows.map((row) => ({
+      monitorId: row.monitor_id ?? '',
+      bucket: Math.min(last, Number(row.bucket)),
+      ...figuresOf(row, null),
+    }));
+  }
+
+  /**
+   * The roll-ups of days `fromDay` to `toDay` (inclusive) of every monitor of an account, summed
+   * per monitor over days and regions: one grouped query. No p95 (counts and sums only).
+   */
+  async accountRollupTotals(
+    accountId: string,
+    fromDay: number,
+    toDay: number,
+  ): Promise<(Figures & { monitorId: string })[]> {
+    const rows = await this.db.manager
+      .createQueryBuilder(CheckRollupEntity, 'u')
+      .innerJoin(MonitorEntity, 'm', 'm.id = u.monitor_id')
+      .select('u.monitor_id', 'monitor_id')
+      .addSelect('SUM(u.checks)', 'checks')
+      .addSelect('SUM(u.failures)', 'failures')
+      .addSelect('SUM(u.unknowns)', 'unknowns')
+      .addSelect('SUM(u.sum_response_ms)', 'sum_response_ms')
+      .addSelect('SUM(u.count_response)', 'count_response')
+      .where('m.account_id = :accountId', { accountId })
+      .andWhere('u.day >= :fromDay AND u.day <= :toDay', { fromDay, toDay })
+      .groupBy('u.monitor_id')
+      .getRawMany<AggregateRow>();
+    return rows.map((row) => ({ monitorId: row.monitor_id ?? '', ...figuresOf(row, null) }));
   }
 
   /** A monitor's roll-ups of days `fromDay` to `toDay`, inclusive. */

@@ -212,6 +212,15 @@ export class MonitorsRepository {
     }
   }
 
+  /** Every monitor of an account, in id order, without contacts (the summary: docs/decisions/0031-monitor-summary.md). */
+  allOfAccount(accountId: string): Promise<MonitorEntity[]> {
+    return this.db.manager
+      .createQueryBuilder(MonitorEntity, 'm')
+      .where('m.account_id = :accountId', { accountId })
+      .orderBy('m.id', 'ASC')
+      .getMany();
+  }
+
   /** The id and updated_at of every monitor: enough to tell which ones changed (see MonitorRoster.resync). */
   async versions(): Promise<Map<string, number>> {
     const rows = await this.db.manager

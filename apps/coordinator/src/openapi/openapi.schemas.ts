@@ -79,6 +79,14 @@ import { CreateKeyDto, CreateUserDto, SetPasswordDto, SetupDto, SignInDto, Updat
 import type { UserJson } from '../users/users.service.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import {
+  SHOWN_STATUSES,
+  SPARKLINE_BUCKET_SECONDS,
+  SPARKLINE_BUCKETS,
+  type MonitorSummaryJson,
+  type MonitorSummaryPageJson,
+  type SummaryCounts,
+} from '../summary/monitor-summary.js';
+import {
   OVERALL_TEXT,
   type PublicDay,
   type PublicIncident,
@@ -602,6 +610,56 @@ const accountFields = {
   created_at: timestamp,
 } satisfies FieldsOf<AccountJson>;
 
+// ---- monitor summary -------------------------------------------------------------------
+
+const uptime = (description: string): Schema => nullable({ type: 'number', minimum: 0, maximum: 100, description });
+
+const monitorSummaryFields = {
+  id: ref('ObjectId'),
+  name: { type: 'string' },
+  type: { enum: [...MONITOR_TYPES], description: "The key of the monitor's `settings`." },
+  target: nullable({ type: 'string', description: 'The probed target (`settings.<type>.url`); null for a heartbeat.' }),
+  active: { type: 'boolean', description: 'false: paused.' },
+  last_status: { enum: [...LAST_STATUSES], description: 'As in GET /api/monitors/{id}, `unknown` overlay included.' },
+  in_maintenance: { type: 'boolean', description: 'A maintenance window covers the monitor now.' },
+  status: {
+    enum: [...SHOWN_STATUSES],
+    description:
+      '`paused` when not active, else `maintenance` when in maintenance, else last_status: what `counts` counts.',
+  },
+  last_status_change: timestamp,
+  last_checked_at: nullable(timestamp),
+  created_at: timestamp,
+  uptime_24h: uptime('Equal to `/stats?period=24h` `overall.uptime_percent`; null without an up or down result.'),
+  uptime_30d: uptime('Equal to `/stats?period=30d` `overall.uptime_percent`; null without an up or down result.'),
+  response_ms: {
+    type: 'array',
+    items: nullable({ type: 'integer', minimum: 0 }),
+    minItems: SPARKLINE_BUCKETS,
+    maxItems: SPARKLINE_BUCKETS,
+    description:
+      `Mean response time (ms) of the up results of each ${SPARKLINE_BUCKET_SECONDS}-second slice of the last 24 h, ` +
+      'oldest first (slice i starts at sparkline_from + i × 3600); null for a slice without one. Maintenance results excluded.',
+  },
+} satisfies FieldsOf<MonitorSummaryJson>;
+
+const summaryCountsFields = {
+  total: count('All monitors of the account.'),
+  up: count('Active, not in maintenance, last_status up.'),
+  down: count('Active, not in maintenance, last_status down.'),
+  unknown: count('Active, not in maintenance, last_status unknown.'),
+  pending: count('Active, not in maintenance, not checked yet.'),
+  paused: count('Not active.'),
+  maintenance: count('Active and covered by a maintenance window now.'),
+} satisfies FieldsOf<SummaryCounts>;
+
+const monitorSummaryPageFields = {
+  generated_at: { ...timestamp, description: 'Now: the end of both uptime windows and of the sparkline.' },
+  sparkline_from: { ...timestamp, description: 'generated_at − 86400: the start of the first sparkline slice.' },
+  counts: object(summaryCountsFields, undefined, { description: 'Each monitor counted once, by `status`.' }),
+  monitors: { type: 'array', items: ref('MonitorSummary'), description: 'Every monitor of the account, in id order.' },
+} satisfies FieldsOf<MonitorSummaryPageJson>;
+
 // ---- check history ---------------------------------------------------------------------
 
 const milliseconds = (description: string): Schema => ({ type: 'integer', minimum: 0, description });
@@ -824,8 +882,6 @@ const page = (items: string, of: string): Readonly<Record<string, Schema>> => ({
 
 // ---- public status pages ---------------------------------------------------------------
 
-const uptime = (description: string): Schema => nullable({ type: 'number', minimum: 0, maximum: 100, description });
-
 const publicDayFields = {
   date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'The day (UTC), YYYY-MM-DD.' },
   uptime_percent: uptime('Of the decided checks of the day; null without any.'),
@@ -1026,6 +1082,8 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
 
     MonitorListResponse: ok({ data: object(page('monitors', 'Monitor')) }, 'A page of monitors.'),
     MonitorResponse: ok({ data: ref('Monitor') }, 'One monitor.'),
+    MonitorSummary: object(monitorSummaryFields, undefined, { description: 'One monitor in the summary.' }),
+    MonitorSummaryResponse: ok({ data: object(monitorSummaryPageFields) }, 'Every monitor of the account, summarised.'),
     MonitorActivityResponse: ok({ data: ref('MonitorActivity') }, 'The monitor after pause or resume.'),
     ContactListResponse: ok(page('contacts', 'Contact'), 'A page of contacts (top-level keys).'),
     ContactResponse: ok({ contact: ref('Contact') }, 'One contact (top-level key).'),

@@ -2,6 +2,7 @@ import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/auth.guard.js';
 import { DashboardFiles } from '../dashboard/dashboard-files.js';
+import { acceptsGzip } from '../http/gzip.js';
 import { ApiOperation, errorEnvelope, type Schema } from '../openapi/api-operation.js';
 import { ClientAddress } from '../rate-limit/client-address.js';
 import { rateLimitHeaders } from '../rate-limit/rate-limiter.js';
@@ -20,16 +21,6 @@ const smallPage = (title: string) =>
   '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
   '<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">' +
   `<title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1></main></body></html>`;
-
-/** Whether the client takes gzip (`Accept-Encoding`, a `q=0` refusal respected). */
-function acceptsGzip(header: string | undefined): boolean {
-  return (header ?? '').split(',').some((part) => {
-    const [coding, ...params] = part.trim().toLowerCase().split(';');
-    if (coding !== 'gzip') return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
 
 const HTML_BODY: Schema = { 'text/html': { schema: { type: 'string' } } };
 

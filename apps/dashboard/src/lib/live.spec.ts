@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { QueryClient } from '@tanstack/react-query';
-import { applyStatusEvent, onStatusEvent, parseStatusEvent } from './live.ts';
-import type { Monitor } from './monitors.ts';
+import { applyStatusEvent, onStatusEvent, parseStatusEvent, rememberEvent, withEventsSince } from './live.ts';
+import type { Monitor, MonitorSummary, MonitorSummaryPage } from './monitors.ts';
 
 const base = (id: string, status: Monitor['last_status'], change: number): Monitor => ({
   id,
@@ -18,6 +18,24 @@ const base = (id: string, status: Monitor['last_status'], change: number): Monit
   last_checked_at: change,
   created_at: 1,
   updated_at: 1,
+});
+
+const summaryRow = (id: string, extra: Partial<MonitorSummary> = {}): MonitorSummary => ({
+  id,
+  name: id,
+  type: 'https',
+  target: 'https://example.com/',
+  active: true,
+  last_status: 'up',
+  in_maintenance: false,
+  status: 'up',
+  last_status_change: 10,
+  last_checked_at: 10,
+  created_at: 1,
+  uptime_24h: 100,
+  uptime_30d: 100,
+  response_ms: [],
+  ...extra,
 });
 
 describe('live status events', () => {
@@ -57,6 +75,41 @@ describe('live status events', () => {
     expect([stale(['monitor', 'a']), stale(['account']), stale(['incidents', false]), stale(['monitor', 'b'])]).toEqual(
       [true, true, true, false],
     );
+    client.clear();
+  });
+
+  it('applies to a summary the events received since its request was sent, and no earlier ones', () => {
+    const page: MonitorSummaryPage = {
+      generated_at: 20,
+      sparkline_from: 0,
+      counts: { total: 2, up: 2, down: 0, unknown: 0, pending: 0, paused: 0, maintenance: 0 },
+      monitors: [summaryRow('x'), summaryRow('y')],
+    };
+    rememberEvent({ monitor_id: 'x', status: 'down', changed_at: 40 }, 1_000);
+    rememberEvent({ monitor_id: 'y', status: 'down', changed_at: 50 }, 2_000);
+    const after = withEventsSince(page, 1_500).monitors.map((m) => m.last_status);
+    expect(after).toEqual(['up', 'down']);
+    expect(withEventsSince(page, 3_000)).toBe(page);
+  });
+
+  it('changes the overview summary row in place; paused and maintenance still win over the new status', () => {
+    const client = new QueryClient();
+    const counts = { total: 2, up: 1, down: 0, unknown: 0, pending: 0, paused: 0, maintenance: 1 };
+    const page: MonitorSummaryPage = {
+      generated_at: 20,
+      sparkline_from: 0,
+      counts,
+      monitors: [summaryRow('a'), summaryRow('b', { in_maintenance: true, status: 'maintenance' })],
+    };
+    client.setQueryData(['monitors', 'summary'], page);
+    const later = (() => 0) as unknown as typeof setTimeout;
+    onStatusEvent(client, { monitor_id: 'a', status: 'down', changed_at: 30 }, later);
+    onStatusEvent(client, { monitor_id: 'b', status: 'down', changed_at: 30 }, later);
+    const after = client.getQueryData<MonitorSummaryPage>(['monitors', 'summary'])?.monitors;
+    expect(after?.map((m) => [m.last_status, m.status, m.last_status_change])).toEqual([
+      ['down', 'down', 30],
+      ['down', 'maintenance', 30],
+    ]);
     client.clear();
   });
 });

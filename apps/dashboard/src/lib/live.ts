@@ -1,6 +1,6 @@
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import type { Monitor } from './monitors.ts';
+import { shownStatus, type Monitor, type MonitorSummary, type MonitorSummaryPage } from './monitors.ts';
 
 /** One `status` event of GET /api/events (docs/decisions/0028-live-status.md). */
 export interface StatusEvent {
@@ -22,8 +22,11 @@ export function parseStatusEvent(data: string): StatusEvent | null {
   }
 }
 
+/** What a status event changes: the fields a full monitor and a summary row share. */
+type LiveFields = Pick<Monitor, 'id' | 'last_status' | 'last_status_change' | 'last_checked_at'>;
+
 /** The monitor list with one change applied (the same list when the monitor is not in it, or the change is older). */
-export function applyStatusEvent(list: readonly Monitor[], event: StatusEvent): readonly Monitor[] {
+export function applyStatusEvent<M extends LiveFields>(list: readonly M[], event: StatusEvent): readonly M[] {
   const index = list.findIndex((m) => m.id === event.monitor_id);
   const monitor = list[index];
   if (!monitor || monitor.last_status_change > event.changed_at) return list;
@@ -45,9 +48,45 @@ export function applyStatusEvent(list: readonly Monitor[], event: StatusEvent): 
  */
 export const RESULTS_SETTLE_MS = 2_000;
 
+/** The overview's summary with one change applied; `status` follows (paused and maintenance still win). */
+export function applyToSummary(page: MonitorSummaryPage, event: StatusEvent): MonitorSummaryPage {
+  const monitors = applyStatusEvent<MonitorSummary>(page.monitors, event);
+  if (monitors === page.monitors) return page;
+  return {
+    ...page,
+    monitors: monitors.map((m) => (m.id === event.monitor_id ? { ...m, status: shownStatus(m) } : m)),
+  };
+}
+
+/** Events of the last moments, so a summary whose request was in flight when they came can apply them too. */
+const recent: { at: number; event: StatusEvent }[] = [];
+const RECENT_KEPT = 500;
+
+export function rememberEvent(event: StatusEvent, at = Date.now()): void {
+  recent.push({ at, event });
+  if (recent.length > RECENT_KEPT) recent.shift();
+}
+
+/**
+ * The summary as answered, with the events received since its request was sent applied: the
+ * answer may have been read before a change the stream has already told (older events are
+ * ignored by applyStatusEvent, so applying one twice changes nothing).
+ */
+export function withEventsSince(page: MonitorSummaryPage, sentAt: number): MonitorSummaryPage {
+  return recent.filter((r) => r.at >= sentAt).reduce((current, r) => applyToSummary(current, r.event), page);
+}
+
 /** What the cache does with a change: the list in place (no reload of every page), the monitor's own views and the counts again. */
 export function onStatusEvent(client: QueryClient, event: StatusEvent, later = setTimeout): void {
   client.setQueryData<readonly Monitor[]>(['monitors', 'all'], (list) => (list ? applyStatusEvent(list, event) : list));
+  rememberEvent(event);
+  const summary = client.getQueryData<MonitorSummaryPage>(['monitors', 'summary']);
+  if (summary && !summary.monitors.some((m) => m.id === event.monitor_id)) {
+    // A monitor the summary does not have yet (created since): read it again.
+    void client.invalidateQueries({ queryKey: ['monitors', 'summary'] });
+  } else if (summary) {
+    client.setQueryData(['monitors', 'summary'], applyToSummary(summary, event));
+  }
   const views = { queryKey: ['monitor', event.monitor_id] };
   void client.invalidateQueries(views);
   void client.invalidateQueries({ queryKey: ['account'] });

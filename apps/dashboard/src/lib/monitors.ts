@@ -74,11 +74,53 @@ export function monitorUrl(monitor: Pick<Monitor, 'settings'>): string {
   return https?.url ?? tcp?.url ?? ping?.url ?? dns?.url ?? heartbeat?.ping_url ?? '';
 }
 
-/** What the overview shows as a monitor's state: paused wins over the last check's status. */
-export type ShownStatus = MonitorStatus | 'paused';
+/**
+ * One monitor as GET /api/monitor_summary answers it (docs/decisions/0031-monitor-summary.md):
+ * what the overview shows and filters by, for every monitor of the account in one request.
+ */
+export interface MonitorSummary {
+  id: string;
+  name: string;
+  type: MonitorType;
+  target: string | null;
+  active: boolean;
+  last_status: MonitorStatus;
+  in_maintenance: boolean;
+  status: ShownStatus;
+  last_status_change: number;
+  last_checked_at: number | null;
+  created_at: number;
+  uptime_24h: number | null;
+  uptime_30d: number | null;
+  /** Mean response time of each hour of the last 24, oldest first. */
+  response_ms: (number | null)[];
+}
 
-export function shownStatus(monitor: Pick<Monitor, 'active' | 'last_status'>): ShownStatus {
-  return monitor.active ? monitor.last_status : 'paused';
+export interface SummaryCounts {
+  total: number;
+  up: number;
+  down: number;
+  unknown: number;
+  pending: number;
+  paused: number;
+  maintenance: number;
+}
+
+export interface MonitorSummaryPage {
+  generated_at: number;
+  sparkline_from: number;
+  counts: SummaryCounts;
+  monitors: MonitorSummary[];
+}
+
+/** What the overview shows as a monitor's state: paused wins over maintenance, which wins over the last check's status. */
+export type ShownStatus = MonitorStatus | 'paused' | 'maintenance';
+
+export function shownStatus(
+  monitor: Pick<Monitor, 'active' | 'last_status'> & { in_maintenance?: boolean },
+): ShownStatus {
+  if (!monitor.active) return 'paused';
+  return monitor.in_maintenance ? 'maintenance' : monitor.last_status;
 }
 
 export const STATUS_LABELS: Record<ShownStatus, string> = {
@@ -86,13 +128,14 @@ export const STATUS_LABELS: Record<ShownStatus, string> = {
   up: 'Up',
   unknown: 'No data',
   pending: 'Pending',
+  maintenance: 'Maintenance',
   paused: 'Paused',
 };
 
-/** Down first, then no data, pending, up, paused: what needs a look comes first. */
-const STATUS_RANK: Record<ShownStatus, number> = { down: 0, unknown: 1, pending: 2, up: 3, paused: 4 };
+/** Down first, then no data, pending, up, maintenance, paused: what needs a look comes first. */
+const STATUS_RANK: Record<ShownStatus, number> = { down: 0, unknown: 1, pending: 2, up: 3, maintenance: 4, paused: 5 };
 
-export type SortKey = 'status' | 'name' | 'last_change' | 'created';
+export type SortKey = 'status' | 'name' | 'last_change' | 'created' | 'uptime';
 
 export interface ListFilter {
   search: string;
@@ -101,22 +144,25 @@ export interface ListFilter {
 }
 
 /** The monitors matching the filter: the name or target contains every word of the search (any case). */
-export function filterMonitors<M extends Monitor>(monitors: readonly M[], filter: ListFilter): M[] {
+export function filterMonitors(monitors: readonly MonitorSummary[], filter: ListFilter): MonitorSummary[] {
   const words = filter.search.toLowerCase().split(/\s+/).filter(Boolean);
   return monitors.filter((monitor) => {
-    if (filter.type !== '' && monitorType(monitor) !== filter.type) return false;
+    if (filter.type !== '' && monitor.type !== filter.type) return false;
     if (filter.status !== '' && shownStatus(monitor) !== filter.status) return false;
     if (words.length === 0) return true;
-    const haystack = `${monitor.name} ${monitorUrl(monitor)}`.toLowerCase();
+    const haystack = `${monitor.name} ${monitor.target ?? ''}`.toLowerCase();
     return words.every((word) => haystack.includes(word));
   });
 }
 
-const byName = (a: Monitor, b: Monitor) =>
-  a.name.localeCompare(b.name, undefined, { sensitivity: 'base', numeric: true }) || a.id.localeCompare(b.id);
+const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
+const byName = (a: MonitorSummary, b: MonitorSummary) => collator.compare(a.name, b.name) || (a.id < b.id ? -1 : 1);
 
-/** A sorted copy; `status` puts down monitors first (newest change first within a status). */
-export function sortMonitors<M extends Monitor>(monitors: readonly M[], key: SortKey): M[] {
+/**
+ * A sorted copy; `status` puts down monitors first (newest change first within a status),
+ * `uptime` the lowest 24 h uptime first (monitors without one last).
+ */
+export function sortMonitors(monitors: readonly MonitorSummary[], key: SortKey): MonitorSummary[] {
   const copy = [...monitors];
   switch (key) {
     case 'status':
@@ -132,14 +178,52 @@ export function sortMonitors<M extends Monitor>(monitors: readonly M[], key: Sor
       return copy.sort((a, b) => b.last_status_change - a.last_status_change || byName(a, b));
     case 'created':
       return copy.sort((a, b) => b.created_at - a.created_at || byName(a, b));
+    case 'uptime':
+      return copy.sort((a, b) => (a.uptime_24h ?? 101) - (b.uptime_24h ?? 101) || byName(a, b));
   }
 }
 
-/** The counts shown above the list, from the monitors loaded. */
-export function countByStatus(monitors: readonly Monitor[]): Record<ShownStatus, number> {
-  const counts: Record<ShownStatus, number> = { up: 0, down: 0, unknown: 0, pending: 0, paused: 0 };
-  for (const monitor of monitors) counts[shownStatus(monitor)] += 1;
+/** The counts shown above the list, from the rows (so a live change counts at once). */
+export function countByStatus(monitors: readonly MonitorSummary[]): SummaryCounts {
+  const counts: SummaryCounts = { total: 0, up: 0, down: 0, unknown: 0, pending: 0, paused: 0, maintenance: 0 };
+  for (const monitor of monitors) {
+    counts.total += 1;
+    counts[shownStatus(monitor)] += 1;
+  }
   return counts;
+}
+
+/** An uptime percentage as the list shows it: two decimals below 100, "100%" at 100, "–" without one. */
+export function uptimeText(percent: number | null): string {
+  if (percent === null) return '–';
+  if (percent >= 100) return '100%';
+  return `${(Math.floor(percent * 100) / 100).toFixed(2)}%`;
+}
+
+/** The sparkline's polyline points in a `width` × `height` box (y down; gaps where an hour has no value; a lone hour a dot). */
+export function sparklinePaths(values: readonly (number | null)[], width: number, height: number): string[] {
+  const present = values.filter((v): v is number => v !== null);
+  if (present.length === 0) return [];
+  const max = Math.max(...present);
+  const min = Math.min(...present);
+  const span = max - min || 1;
+  // Inset by the stroke's width so that nothing at an edge is cut off.
+  const pad = 2;
+  const step = values.length > 1 ? (width - 2 * pad) / (values.length - 1) : 0;
+  const paths: string[] = [];
+  let current: string[] = [];
+  // A lone point is repeated: a zero-length line, which round caps draw as a dot.
+  const close = () => {
+    if (current.length > 0) paths.push((current.length === 1 ? [current[0], current[0]] : current).join(' '));
+    current = [];
+  };
+  values.forEach((value, i) => {
+    if (value === null) return close();
+    const y = height - pad - ((value - min) / span) * (height - 2 * pad);
+    current.push(`${(pad + i * step).toFixed(1)},${y.toFixed(1)}`);
+  });
+  close();
+  return paths;
 }
 
 /** The rows of a virtualised list visible in a viewport (with `overscan` rows either side). */

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, query } from './api.ts';
-import type { Monitor, Pagination } from './monitors.ts';
+import { withEventsSince } from './live.ts';
+import type { Monitor, MonitorSummaryPage, Pagination } from './monitors.ts';
 
 export interface Account {
   id: string;
@@ -21,6 +22,21 @@ export const useAccount = () =>
     refetchInterval: 30_000,
   });
 
+/**
+ * Every monitor of the account with its status, uptime and sparkline: one request
+ * (GET /api/monitor_summary, docs/decisions/0031-monitor-summary.md), read again every minute;
+ * live events change rows in between (live.ts).
+ */
+export const useMonitorSummary = () =>
+  useQuery({
+    queryKey: ['monitors', 'summary'],
+    queryFn: async () => {
+      const sentAt = Date.now();
+      return withEventsSince((await api.get<{ data: MonitorSummaryPage }>('/api/monitor_summary')).data, sentAt);
+    },
+    refetchInterval: 60_000,
+  });
+
 interface MonitorPage {
   data: { monitors: Monitor[]; pagination: Pagination };
 }
@@ -28,9 +44,9 @@ interface MonitorPage {
 const PER_PAGE = 100;
 
 /**
- * Every monitor of the account: the API pages by at most 100, so the first page comes, then the
- * rest, four at a time (docs/dashboard.md: what a bulk endpoint would save). `onProgress` gets
- * each page as it arrives so the list shows at once.
+ * Every monitor of the account with its settings (the status page form): the API pages by at
+ * most 100, so the first page comes, then the rest, four at a time. `onProgress` gets each page
+ * as it arrives. The overview reads the summary instead (useMonitorSummary).
  */
 export async function loadAllMonitors(onProgress?: (loaded: Monitor[], total: number) => void): Promise<Monitor[]> {
   const first = await api.get<MonitorPage>(

@@ -1,24 +1,22 @@
-import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { ErrorNote, StatusBadge } from '../components/common.tsx';
 import {
   countByStatus,
   filterMonitors,
-  monitorType,
-  monitorUrl,
   shownStatus,
   sortMonitors,
+  sparklinePaths,
+  uptimeText,
   visibleRange,
   type ListFilter,
-  type Monitor,
+  type MonitorSummary,
   type ShownStatus,
   type SortKey,
+  type SummaryCounts,
 } from '../lib/monitors.ts';
-import { loadAllMonitors, useAccount } from '../lib/queries.ts';
+import { useMonitorSummary } from '../lib/queries.ts';
 import { Link } from '../lib/router.tsx';
 import { useCan } from '../lib/session.ts';
-import { coveringNow } from '../lib/maintenance.ts';
-import { useMaintenanceWindows } from './maintenance.tsx';
 import { ago, duration, utcTime } from '../lib/time.ts';
 
 const TYPE_NAMES = { https: 'HTTP(S)', tcp: 'TCP', ping: 'Ping', dns: 'DNS', heartbeat: 'Heartbeat' } as const;
@@ -34,22 +32,21 @@ function useNarrow(): boolean {
   return narrow;
 }
 
-function Counts({ monitors }: { monitors: Monitor[] | null }) {
-  const account = useAccount();
-  const fromList = monitors ? countByStatus(monitors) : null;
-  const a = account.data;
-  const items: { key: ShownStatus | 'total'; label: string; value: number | undefined }[] = [
-    { key: 'down', label: 'Down', value: a?.down_monitors ?? fromList?.down },
-    { key: 'up', label: 'Up', value: a?.up_monitors ?? fromList?.up },
-    { key: 'unknown', label: 'No data', value: a?.unknown_monitors ?? fromList?.unknown },
-    { key: 'paused', label: 'Paused', value: a?.paused_monitors ?? fromList?.paused },
-    { key: 'total', label: 'All monitors', value: a?.monitors_count ?? monitors?.length },
+function Counts({ counts }: { counts: SummaryCounts | null }) {
+  const items: { key: ShownStatus | 'total'; label: string }[] = [
+    { key: 'down', label: 'Down' },
+    { key: 'up', label: 'Up' },
+    { key: 'unknown', label: 'No data' },
+    { key: 'pending', label: 'Pending' },
+    { key: 'maintenance', label: 'Maintenance' },
+    { key: 'paused', label: 'Paused' },
+    { key: 'total', label: 'All monitors' },
   ];
   return (
     <ul className="counts" aria-label="Monitors by status">
       {items.map((item) => (
         <li key={item.key} className={`count count-${item.key}`}>
-          <span className="value">{item.value ?? '–'}</span>
+          <span className="value">{counts ? counts[item.key] : '–'}</span>
           <span className="label">{item.label}</span>
         </li>
       ))}
@@ -57,17 +54,40 @@ function Counts({ monitors }: { monitors: Monitor[] | null }) {
   );
 }
 
+const SPARK_WIDTH = 96;
+const SPARK_HEIGHT = 24;
+
+/** Mean response time per hour of the last 24 (from the summary), as a line; nothing without data. */
+function Sparkline({ values }: { values: readonly (number | null)[] }) {
+  const present = values.filter((v): v is number => v !== null);
+  if (present.length === 0) return <span className="spark muted">no data</span>;
+  const label = `Mean response time per hour, last 24 h: ${Math.min(...present)}–${Math.max(...present)} ms`;
+  return (
+    <svg
+      className="spark"
+      viewBox={`0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}`}
+      width={SPARK_WIDTH}
+      height={SPARK_HEIGHT}
+      role="img"
+      aria-label={label}
+    >
+      <title>{label}</title>
+      {sparklinePaths(values, SPARK_WIDTH, SPARK_HEIGHT).map((points) => (
+        <polyline key={points} points={points} />
+      ))}
+    </svg>
+  );
+}
+
 function Row({
   monitor,
-  maintenance,
   now,
   top,
   height,
   position,
   count,
 }: {
-  monitor: Monitor;
-  maintenance: boolean;
+  monitor: MonitorSummary;
   now: number;
   top: number;
   height: number;
@@ -86,10 +106,17 @@ function Row({
       <StatusBadge status={status} />
       <span className="name">
         <Link href={`/monitors/${monitor.id}`}>{monitor.name}</Link>
-        {maintenance && <span className="tag maintenance">Under maintenance</span>}
-        <span className="target muted">{monitorUrl(monitor)}</span>
+        {monitor.in_maintenance && <span className="tag maintenance">Under maintenance</span>}
+        <span className="target muted">{monitor.target ?? 'heartbeat'}</span>
       </span>
-      <span className="type">{TYPE_NAMES[monitorType(monitor)]}</span>
+      <span className="type">{TYPE_NAMES[monitor.type]}</span>
+      <span className="uptime uptime-24h" title="Uptime, last 24 hours">
+        {uptimeText(monitor.uptime_24h)}
+      </span>
+      <span className="uptime uptime-30d muted" title="Uptime, last 30 days">
+        {uptimeText(monitor.uptime_30d)}
+      </span>
+      <Sparkline values={monitor.response_ms} />
       <span className="since" title={`Since ${utcTime(monitor.last_status_change)}`}>
         {duration(now - monitor.last_status_change)}
       </span>
@@ -100,19 +127,17 @@ function Row({
   );
 }
 
-/** The monitors overview: counts, search and filters, down first, a virtualised list. */
+/**
+ * The monitors overview: counts, search and filters, down first, a virtualised list, all from
+ * one GET /api/monitor_summary (docs/decisions/0031-monitor-summary.md).
+ */
 export function Overview() {
-  const [partial, setPartial] = useState<{ list: Monitor[]; total: number } | null>(null);
-  const monitors = useQuery({
-    queryKey: ['monitors', 'all'],
-    queryFn: () => loadAllMonitors((list, total) => setPartial({ list, total })),
-    refetchInterval: (q) => ((q.state.data?.length ?? 0) <= 500 ? 30_000 : false),
-  });
+  const summary = useMonitorSummary();
   const canWrite = useCan('monitors:write');
-  const windows = useMaintenanceWindows();
   const [filter, setFilter] = useState<ListFilter>({ search: '', type: '', status: '' });
   const [sort, setSort] = useState<SortKey>('status');
-  const all = monitors.data ?? partial?.list ?? null;
+  const all = summary.data?.monitors ?? null;
+  const counts = useMemo(() => (all ? countByStatus(all) : null), [all]);
   const shown = useMemo(() => (all ? sortMonitors(filterMonitors(all, filter), sort) : []), [all, filter, sort]);
 
   const narrow = useNarrow();
@@ -145,7 +170,7 @@ export function Overview() {
           </Link>
         )}
       </div>
-      <Counts monitors={monitors.data ?? null} />
+      <Counts counts={counts} />
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
           <span>Search</span>
@@ -181,6 +206,7 @@ export function Overview() {
             <option value="up">Up</option>
             <option value="unknown">No data</option>
             <option value="pending">Pending</option>
+            <option value="maintenance">Maintenance</option>
             <option value="paused">Paused</option>
           </select>
         </label>
@@ -191,15 +217,13 @@ export function Overview() {
             <option value="name">Name</option>
             <option value="last_change">Last change</option>
             <option value="created">Newest</option>
+            <option value="uptime">Lowest uptime (24 h)</option>
           </select>
         </label>
       </form>
-      <ErrorNote error={monitors.error} />
+      <ErrorNote error={summary.error} />
       <p className="muted list-summary" role="status" aria-live="polite">
-        {all === null
-          ? 'Loading monitors…'
-          : `${shown.length} of ${all.length} monitors shown` +
-            (monitors.data === undefined && partial ? ` (loading ${partial.total - partial.list.length} more…)` : '')}
+        {all === null ? 'Loading monitors…' : `${shown.length} of ${all.length} monitors shown`}
       </p>
       {all !== null && all.length === 0 && (
         <div className="empty card">
@@ -216,6 +240,9 @@ export function Overview() {
             <span>Status</span>
             <span>Name</span>
             <span>Type</span>
+            <span>24 h</span>
+            <span>30 d</span>
+            <span>Response, 24 h</span>
             <span>For</span>
             <span>Last check</span>
           </div>
@@ -225,7 +252,6 @@ export function Overview() {
                 <Row
                   key={monitor.id}
                   monitor={monitor}
-                  maintenance={coveringNow(windows.data ?? [], monitor.id).length > 0}
                   now={now}
                   top={(range.start + i) * rowHeight}
                   height={rowHeight}
