@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request, type IncomingMessage } from 'node:http';
+import { StoppingMarker } from '../../apps/coordinator/src/health/health.module.js';
 import { MAX_STREAMS_PER_ACCOUNT } from '../../apps/coordinator/src/live/status-feed.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
@@ -12,6 +13,10 @@ interface Stream {
   status: number;
   headers: IncomingMessage['headers'];
   events: { event: string; data: any }[];
+  /** Everything read, as text. */
+  body: string;
+  /** Resolves when the server ends the response. */
+  ended: Promise<void>;
   close(): void;
 }
 
@@ -43,12 +48,15 @@ describe('live status stream', () => {
             status: res.statusCode ?? 0,
             headers: res.headers,
             events: [],
+            body: '',
+            ended: new Promise((end) => res.on('end', end)),
             close: () => req.destroy(),
           };
           open.push(s);
           let buffer = '';
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => {
+            s.body += chunk;
             buffer += chunk;
             for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
               const block = buffer.slice(0, end);
@@ -150,5 +158,22 @@ describe('live status stream', () => {
     expect(op['x-permission']).toBe('monitors:read');
     expect(Object.keys(op.responses['200'].content)).toEqual(['text/event-stream']);
     expect(op.responses['429']).toBeDefined();
+    expect(op.responses['503']).toBeDefined();
+  });
+
+  it('takes no new stream once the coordinator begins to stop: 503 with Retry-After', async () => {
+    const before = await stream(a.apiKey);
+    expect(before.status).toBe(200);
+    // What a SIGTERM does first (the root module's StoppingMarker): the rest of the shutdown follows it.
+    c.app.get(StoppingMarker).onModuleDestroy();
+    const refused = await stream(a.apiKey);
+    expect(refused.status).toBe(503);
+    await refused.ended;
+    expect(JSON.parse(refused.body).error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.headers['content-type']).toMatch(/^application\/json/);
+    // The open stream is ended by the shutdown, which it does not hold up.
+    await c.close();
+    await before.ended;
   });
 });

@@ -4,7 +4,7 @@
  * password changes revoking, CSRF, roles, the admins' users and API keys routes, and that no answer
  * ever carries a password hash, a session token hash or a contact secret.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
 import { ManualClock } from '#runtime';
@@ -13,6 +13,7 @@ import { SessionEntity } from '../../apps/coordinator/src/sessions/session.entit
 import { tokenHash } from '../../apps/coordinator/src/sessions/session-rules.js';
 import { UserEntity } from '../../apps/coordinator/src/users/user.entity.js';
 import { ApiKeysService } from '../../apps/coordinator/src/users/api-keys.service.js';
+import { PasswordHasher } from '../../apps/coordinator/src/users/passwords.js';
 import { UsersService } from '../../apps/coordinator/src/users/users.service.js';
 import { ApiClient, type ApiResponse } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
@@ -234,14 +235,19 @@ describe.each(testDatabases())('dashboard users and sessions on $name', (kind) =
     for (let i = 0; i < BUDGET; i++) {
       expect((await login(`stranger${i}@example.com`, 'wrong password!', from)).status).toBe(401);
     }
+    // Throttled: refused before the password is checked, so no scrypt work is spent on it.
+    const verify = jest.spyOn(c.app.get(PasswordHasher), 'verify');
     const refused = await login('stranger9@example.com', 'wrong password!', from);
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     // Even the right password: a throttled address cannot tell that it guessed right.
     expect((await login('ada@example.com', PASSWORD, from)).status).toBe(429);
-    // Another address is not affected.
+    expect(verify).not.toHaveBeenCalled();
+    // Another address is checked as before.
     expect((await login('ada@example.com', PASSWORD, '127.0.0.4')).status).toBe(204);
+    expect(verify).toHaveBeenCalledTimes(1);
+    verify.mockRestore();
     // The budget comes back with time (one failure every hour / BUDGET).
     clock.advance(3_600_000 / BUDGET);
     expect((await login('ada@example.com', PASSWORD, from)).status).toBe(204);
@@ -252,10 +258,13 @@ describe.each(testDatabases())('dashboard users and sessions on $name', (kind) =
     for (let i = 0; i < BUDGET; i++) {
       expect((await login('VICTIM@example.com', `guess number ${i}`, `127.0.1.${i + 1}`)).status).toBe(401);
     }
+    const verify = jest.spyOn(c.app.get(PasswordHasher), 'verify');
     const refused = await login('victim@example.com', 'guess number 9', '127.0.1.50');
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await login('victim@example.com', PASSWORD, '127.0.1.51')).status).toBe(429);
+    expect(verify).not.toHaveBeenCalled();
+    verify.mockRestore();
     // Another email from those addresses still signs in; the victim's session keeps working.
     expect((await login('ada@example.com', PASSWORD, '127.0.1.1')).status).toBe(204);
     expect((await as(victim, 'GET', '/api/monitors')).status).toBe(200);

@@ -37,6 +37,11 @@ export class Readiness {
     this.stopping = true;
   }
 
+  /** Whether the process has begun to stop (what takes long-lived work refuses new work then). */
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
   async answer(): Promise<ReadinessAnswer> {
     const reports = await Promise.all(
       this.parts.map(async (part): Promise<PartReport> => {

@@ -152,8 +152,9 @@ export class ErrorFilter implements ExceptionFilter {
       this.logger.error(
         `${where}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
       );
-    } else if (status === 503) {
-      // An outage, not a bug: one line, the driver's code and message.
+    } else if (status === 503 && !(exception instanceof AppError)) {
+      // An outage, not a bug: one line, the driver's code and message (a 503 thrown on purpose,
+      // such as a live stream refused during shutdown, is no outage).
       this.logger.warn(`${where}: dependency unavailable: ${outageLine(exception)}`);
     }
     sendError(reply, error);

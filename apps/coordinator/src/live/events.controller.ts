@@ -9,6 +9,9 @@ import { MAX_STREAMS_PER_ACCOUNT, StatusFeed, type StatusChange } from './status
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const KEEPALIVE_MS = 25_000;
 
+/** Retry-After of a stream refused during shutdown: about when a replacement or restart answers. */
+const CLOSING_RETRY_AFTER_SECONDS = 5;
+
 /** One server-sent event. */
 export function sseEvent(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -39,9 +42,10 @@ export class EventsController {
       '`{"monitor_id","status","changed_at"}` for every status change of the account\'s monitors (up or down; ' +
       '`unknown` is computed on read and not streamed), and a comment line every 25 s. A change is a hint to ' +
       `reload: a missed one is not replayed. At most ${MAX_STREAMS_PER_ACCOUNT} streams per account and ` +
-      'coordinator; more get 429. The stream never ends on its own; browsers reconnect after 3 s.',
+      'coordinator; more get 429. A coordinator that is shutting down takes no new stream (503 with Retry-After) ' +
+      'and ends the open ones. The stream never ends on its own otherwise; browsers reconnect after 3 s.',
     success: { description: 'The stream.', text: 'text/event-stream' },
-    errors: ['RATE_LIMIT_EXCEEDED'],
+    errors: ['RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'],
     stream: true,
   })
   stream(@CurrentPrincipal() principal: Principal, @Res() reply: FastifyReply): void {
@@ -54,12 +58,20 @@ export class EventsController {
         raw.end();
       },
     });
-    if (!unsubscribe) {
+    if (unsubscribe === 'full') {
       throw new AppError(
         'RATE_LIMIT_EXCEEDED',
         `At most ${MAX_STREAMS_PER_ACCOUNT} live streams per account are open at once.`,
         undefined,
         { 'Retry-After': '30' },
+      );
+    }
+    if (unsubscribe === 'closing') {
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        'This coordinator is shutting down and takes no new live streams; reconnect (to another replica) shortly.',
+        undefined,
+        { 'Retry-After': String(CLOSING_RETRY_AFTER_SECONDS) },
       );
     }
     reply.hijack();

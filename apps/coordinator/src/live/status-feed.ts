@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nes
 import { subjectsFor } from '#contracts';
 import { isObjectId, type NatsLink } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
+import { Readiness } from '../health/readiness.service.js';
 import { NATS_LINK } from '../probing/nats-connection.js';
 
 /** A recorded status change, as live streams tell it (docs/decisions/0028-live-status.md). */
@@ -43,18 +44,26 @@ export class StatusFeed implements BeforeApplicationShutdown {
   private readonly logger = new Logger('StatusFeed');
   private readonly listeners = new Map<string, Set<LiveListener>>();
   private readonly subject: string;
+  /** Set when the streams were ended at shutdown: none is taken after. */
+  private closed = false;
 
   constructor(
     @Inject(NATS_LINK) private readonly link: NatsLink | null,
     private readonly config: CoordinatorConfig,
+    private readonly readiness: Readiness,
   ) {
     this.subject = subjectsFor(config.NATS_SUBJECT_PREFIX).statusChanged;
   }
 
-  /** Adds a stream of `accountId`; null when the account already has MAX_STREAMS_PER_ACCOUNT here. */
-  subscribe(accountId: string, listener: LiveListener): (() => void) | null {
+  /**
+   * Adds a stream of `accountId` and returns how to remove it; `'full'` when the account already
+   * has MAX_STREAMS_PER_ACCOUNT here, `'closing'` once the process has begun to stop (a stream
+   * taken then would be cut at once, or outlive the shutdown's end of streams).
+   */
+  subscribe(accountId: string, listener: LiveListener): (() => void) | 'full' | 'closing' {
+    if (this.closed || this.readiness.isStopping) return 'closing';
     const own = this.listeners.get(accountId) ?? new Set<LiveListener>();
-    if (own.size >= MAX_STREAMS_PER_ACCOUNT) return null;
+    if (own.size >= MAX_STREAMS_PER_ACCOUNT) return 'full';
     own.add(listener);
     this.listeners.set(accountId, own);
     return () => {
@@ -99,6 +108,7 @@ export class StatusFeed implements BeforeApplicationShutdown {
 
   /** Streams end first at shutdown, so they hold neither the HTTP server nor its drain. */
   beforeApplicationShutdown(): void {
+    this.closed = true;
     for (const own of this.listeners.values()) for (const listener of own) listener.end();
     this.listeners.clear();
   }

@@ -9,6 +9,7 @@ import type { MonitorState, StatusChangedEvent } from '../evaluation/status.js';
 import { loadCoordinatorConfig } from '../config.js';
 import { StatusFeed, type StatusChange } from '../live/status-feed.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
+import { Readiness } from '../health/readiness.service.js';
 import { TransitionRecorder } from './transition-recorder.js';
 import { TransitionStage } from './transition.stage.js';
 import type { TransitionInput } from './transition.writer.js';
@@ -37,7 +38,7 @@ function setup(name = `monitor ${A}`) {
   const evidence = new Evidence(roster);
   const metrics = new CoordinatorMetrics(createRegistry());
   // The live feed without NATS: what this replica's streams of the monitor's account hear.
-  const feed = new StatusFeed(null, loadCoordinatorConfig({}));
+  const feed = new StatusFeed(null, loadCoordinatorConfig({}), new Readiness());
   const heard: StatusChange[] = [];
   feed.subscribe(monitorEntity(A).accountId, { change: (c) => heard.push(c), end: () => undefined });
   const stage = new TransitionStage(recorder, partitions.asManager(), roster, evidence, metrics, feed);

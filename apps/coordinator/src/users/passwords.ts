@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { codePoints, described, type Checker } from '#validation';
 import {
@@ -61,4 +62,15 @@ let decoyHash: Promise<string> | undefined;
 function decoy(): Promise<string> {
   decoyHash ??= hashPassword(randomBytes(16).toString('hex'));
   return decoyHash;
+}
+
+/**
+ * The sign-in's password check as an injectable, so that what it costs is a seam: a throttled
+ * sign-in must not reach it (users.service.ts, docs/decisions/0022-users-and-sessions.md).
+ */
+@Injectable()
+export class PasswordHasher {
+  verify(password: string, stored: string | null): Promise<boolean> {
+    return verifyPassword(password, stored);
+  }
 }

@@ -5,6 +5,7 @@ import { SessionsModule } from '../sessions/sessions.module.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { MeController } from './me.controller.js';
+import { PasswordHasher } from './passwords.js';
 import { SameOriginGuard } from './same-origin.guard.js';
 import { SignInController } from './sign-in.controller.js';
 import { UsersController } from './users.controller.js';
@@ -15,7 +16,7 @@ import { UsersService } from './users.service.js';
 @Module({
   imports: [AuthModule, RateLimitModule, SessionsModule],
   controllers: [SignInController, MeController, UsersController, ApiKeysController],
-  providers: [UsersRepository, UsersService, ApiKeysService, SameOriginGuard],
+  providers: [UsersRepository, UsersService, ApiKeysService, SameOriginGuard, PasswordHasher],
   exports: [UsersService],
 })
 export class UsersModule {}
