@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { ManualClock } from '#runtime';
@@ -8,6 +8,7 @@ import { AccountsService } from '../../apps/coordinator/src/auth/accounts.servic
 import { ApiKeyEntity } from '../../apps/coordinator/src/auth/api-key.entity.js';
 import { hashApiKey } from '../../apps/coordinator/src/auth/api-key.js';
 import { PERMISSIONS } from '../../apps/coordinator/src/auth/permissions.js';
+import { PagePasswordCheck } from '../../apps/coordinator/src/status-pages/page-password-check.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
 import { createMonitor } from '../support/monitor-fixtures.js';
@@ -150,6 +151,16 @@ describe.each(testDatabases())('failed authentications throttled per client addr
     expect(refusedHtml.status).toBe(429);
     expect(refusedHtml.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(refusedHtml.headers['retry-after']).toBe(String(FAILURE_S));
+    // Past the budget a guess costs no password hashing (scrypt): refused before the check.
+    const verify = jest.spyOn(c.app.get(PagePasswordCheck), 'verify');
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await get(json, { authorization: basic(`viewer:more ${i}`) }, from)).status).toBe(429);
+      }
+      expect(verify).not.toHaveBeenCalled();
+    } finally {
+      verify.mockRestore();
+    }
     // While the budget is spent even the right password waits: a 200 would tell a guesser it won.
     expect((await get(html, right, from)).status).toBe(429);
     expect((await get(json, { ...right, 'x-forwarded-for': '198.51.100.1' }, from)).status).toBe(429);

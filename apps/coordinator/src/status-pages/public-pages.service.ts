@@ -23,6 +23,7 @@ import {
   type PublicMonitor,
   type PublicPage,
 } from './public-page.js';
+import { PagePasswordCheck } from './page-password-check.js';
 import { StatusPageEntity } from './status-page.entity.js';
 import { StatusPagesRepository } from './status-pages.repository.js';
 import { StatusPagesService } from './status-pages.service.js';
@@ -72,6 +73,7 @@ export class PublicPagesService {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly maintenance: MaintenanceCalendar,
     maintenanceWindows: MaintenanceWindowsService,
+    private readonly hasher: PagePasswordCheck,
   ) {
     // A window changed: any page of its account may show it (pages are few; dropping all is simplest).
     maintenanceWindows.onChange(() => this.rendered.clear());
@@ -164,9 +166,10 @@ export class PublicPagesService {
     const bucket = addressBucket(address);
     const known = this.verified.verified(key, stored, now);
     if (known && this.verified.admitted(key, bucket)) return null;
-    if (known || (await basicAuthMatches(authorization, stored))) {
-      const spent = await this.throttle.spent('basic_auth', address);
-      if (spent) return { kind: 'throttled', decision: spent };
+    // The budget is read before the password is hashed: a guesser past its budget costs no scrypt.
+    const spent = await this.throttle.spent('basic_auth', address);
+    if (spent) return { kind: 'throttled', decision: spent };
+    if (known || (await basicAuthMatches(authorization, stored, this.hasher))) {
       this.verified.remember(key, page.id, stored, bucket, now);
       return null;
     }
@@ -269,9 +272,13 @@ const digest = (value: Buffer | string) => createHash('sha256').update(value).di
  * version, hashed at the next boot), the plain value, both sides hashed first so the comparison
  * takes the same time whatever the guess and its length.
  */
-export async function basicAuthMatches(header: string | undefined, stored: string): Promise<boolean> {
+export async function basicAuthMatches(
+  header: string | undefined,
+  stored: string,
+  hasher: Pick<PagePasswordCheck, 'verify'> = { verify: verifyPassword },
+): Promise<boolean> {
   const match = /^basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i.exec(header ?? '');
   const given = match?.[1] === undefined ? Buffer.alloc(0) : Buffer.from(match[1], 'base64');
-  if (isPasswordHash(stored)) return match !== null && (await verifyPassword(given, stored));
+  if (isPasswordHash(stored)) return match !== null && (await hasher.verify(given, stored));
   return timingSafeEqual(digest(given), digest(stored)) && match !== null;
 }

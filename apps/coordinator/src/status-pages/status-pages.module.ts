@@ -4,6 +4,7 @@ import { HistoryModule } from '../history/history.module.js';
 import { MaintenanceModule } from '../maintenance/maintenance.module.js';
 import { MonitorsModule } from '../monitors/monitors.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
+import { PagePasswordCheck } from './page-password-check.js';
 import { PublicPagesController } from './public-pages.controller.js';
 import { PublicPagesService } from './public-pages.service.js';
 import { StatusPagePasswordsBoot } from './status-page-passwords.boot.js';
@@ -15,6 +16,12 @@ import { StatusPagesService } from './status-pages.service.js';
 @Module({
   imports: [DashboardModule, HistoryModule, MonitorsModule, RateLimitModule, MaintenanceModule],
   controllers: [StatusPagesController, PublicPagesController],
-  providers: [StatusPagesRepository, StatusPagesService, PublicPagesService, StatusPagePasswordsBoot],
+  providers: [
+    StatusPagesRepository,
+    StatusPagesService,
+    PublicPagesService,
+    StatusPagePasswordsBoot,
+    PagePasswordCheck,
+  ],
 })
 export class StatusPagesModule {}
