@@ -782,7 +782,7 @@ describe('dashboard', () => {
           await context.close();
         }
       }
-    });
+    }, 120_000);
 
     it('creates an API key shown once with a copy button, listed by its prefix; it works with fetch until revoked', async () => {
       const context = await browser.newContext();
