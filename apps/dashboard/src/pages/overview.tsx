@@ -106,7 +106,6 @@ function Row({
       <StatusBadge status={status} />
       <span className="name">
         <Link href={`/monitors/${monitor.id}`}>{monitor.name}</Link>
-        {monitor.in_maintenance && <span className="tag maintenance">Under maintenance</span>}
         <span className="target muted">{monitor.target ?? 'heartbeat'}</span>
       </span>
       <span className="type">{TYPE_NAMES[monitor.type]}</span>
