@@ -133,6 +133,12 @@ describe.each(testDatabases())('regions API on $name', (kind) => {
     expect(refused.body.error.message).toContain(monitor.body.data.id);
     // The history filter takes the private id.
     expect((await a.get(`/api/monitors/${monitor.body.data.id}/checks?region=office`)).status).toBe(200);
+    // Another account's private id, or one nobody has, is an unknown region there.
+    for (const region of ['lab', 'mars-1']) {
+      const unknown = await a.get(`/api/monitors/${monitor.body.data.id}/checks?region=${region}`);
+      expect(unknown.status).toBe(422);
+      expect(unknown.body.error.details).toEqual([{ field: 'region', message: expect.any(String) }]);
+    }
     expect((await a.delete(`/api/monitors/${monitor.body.data.id}`)).status).toBe(204);
     expect((await a.delete('/api/regions/office')).status).toBe(204);
     expect((await a.get('/api/regions/office')).status).toBe(404);

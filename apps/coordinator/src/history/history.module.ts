@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MonitorsModule } from '../monitors/monitors.module.js';
+import { RegionsModule } from '../regions/regions.module.js';
 import { CheckResultsRepository } from './check-results.repository.js';
 import { HistoryController } from './history.controller.js';
 import { HistoryService } from './history.service.js';
@@ -11,7 +12,7 @@ import { ResultsWriter } from './results-writer.js';
  * retention job, and GET /api/monitors/{id}/checks and /stats.
  */
 @Module({
-  imports: [MonitorsModule],
+  imports: [MonitorsModule, RegionsModule],
   controllers: [HistoryController],
   providers: [CheckResultsRepository, ResultsWriter, ResultsRetention, HistoryService],
   exports: [ResultsWriter, CheckResultsRepository],

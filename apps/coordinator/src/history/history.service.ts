@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ResultRegion } from '#contracts';
+import { RESULT_REGIONS, type ResultRegion } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
 import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
-import { notFound } from '../errors.js';
+import { notFound, validationError } from '../errors.js';
 import { MonitorsRepository } from '../monitors/monitors.repository.js';
+import { PrivateRegionsRepository } from '../regions/private-regions.repository.js';
 import { CheckResultsRepository } from './check-results.repository.js';
 import type { ListChecksQuery, StatsQuery } from './history.dto.js';
 import { toCheckJson, type CheckJson } from './history.mapper.js';
@@ -25,6 +26,7 @@ export class HistoryService {
   constructor(
     private readonly monitors: MonitorsRepository,
     private readonly results: CheckResultsRepository,
+    private readonly privateRegions: PrivateRegionsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -34,6 +36,7 @@ export class HistoryService {
     query: ListChecksQuery,
   ): Promise<{ checks: CheckJson[]; pagination: Pagination }> {
     await this.monitorRegions(accountId, monitorId);
+    if (query.region !== undefined) await this.assertRegionKnown(accountId, query.region);
     const page = pageRequest(query, DEFAULT_CHECKS_PER_PAGE);
     const { total, rows } = await this.results.list({
       monitorId,
@@ -76,6 +79,22 @@ export class HistoryService {
         ...toStatsFiguresJson(byRegion.get(region) ?? NO_FIGURES),
       })),
     };
+  }
+
+  /**
+   * A `region` filter names a public region (or `heartbeat`) or one of the account's own private
+   * regions; any other id is a 422 like an unknown public one (docs/decisions/0030-private-regions.md).
+   */
+  private async assertRegionKnown(accountId: string, region: string): Promise<void> {
+    if (RESULT_REGIONS.includes(region)) return;
+    const own = await this.privateRegions.list(accountId);
+    if (own.some((r) => r.regionId === region)) return;
+    throw validationError([
+      {
+        field: 'region',
+        message: `must be one of ${RESULT_REGIONS.join(', ')}, or one of this account's private regions`,
+      },
+    ]);
   }
 
   /** The monitor's regions; MONITOR_NOT_FOUND when it is not the account's. */
