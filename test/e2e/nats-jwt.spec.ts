@@ -11,7 +11,7 @@ import {
   accountUpdateSubject,
   privateAgentUser,
 } from '../../apps/coordinator/src/nats-auth/nats-jwt.js';
-import { ConfiguredNats } from '../support/nats-secure.js';
+import { ConfiguredNats, natsErrors } from '../support/nats-secure.js';
 import { REPO_ROOT } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 
@@ -137,25 +137,17 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
     await expect(beat).resolves.toBe(subjects.privateHeartbeat(ACCOUNT_A, 'office'));
 
     // The server refuses it a public region, account B's office, work outside the queue group,
-    // other heartbeats and replies it was not asked for.
-    const errors: string[] = [];
-    void (async () => {
-      for await (const s of nc.status()) if (s.type === 'error') errors.push(String(s.error.message));
-    })();
-    const onError = (error: Error | null) => {
-      if (error) errors.push(error.message);
-    };
+    // other heartbeats, its own region's work, and replies it was not asked for.
+    const { onError, all, violations } = natsErrors(nc);
     nc.subscribe(subjects.probe('eu-west-1'), { queue: PROBE_QUEUE_GROUP, callback: onError });
     nc.subscribe(subjects.privateProbe(ACCOUNT_B, 'office'), { queue: PROBE_QUEUE_GROUP, callback: onError });
     nc.subscribe(subjects.privateProbe(ACCOUNT_A, 'office'), { callback: onError });
     nc.publish(subjects.heartbeat, '{}');
     nc.publish(subjects.privateHeartbeat(ACCOUNT_B, 'office'), '{}');
+    nc.publish(subjects.privateProbe(ACCOUNT_A, 'office'), '{}');
     nc.publish('_INBOX.forged', '{}');
     await nc.flush();
-    const all = () => errors.join('\n');
-    await waitFor('the violations', async () =>
-      (all().match(/Permissions Violation/g) ?? []).length >= 6 ? true : undefined,
-    );
+    await violations(7);
     for (const subject of [
       subjects.probe('eu-west-1'),
       subjects.privateProbe(ACCOUNT_B, 'office'),
@@ -163,7 +155,12 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
     ]) {
       expect(all()).toContain(`Permissions Violation for Subscription to "${subject}"`);
     }
-    for (const subject of [subjects.heartbeat, subjects.privateHeartbeat(ACCOUNT_B, 'office'), '_INBOX.forged']) {
+    for (const subject of [
+      subjects.heartbeat,
+      subjects.privateHeartbeat(ACCOUNT_B, 'office'),
+      subjects.privateProbe(ACCOUNT_A, 'office'),
+      '_INBOX.forged',
+    ]) {
       expect(all()).toContain(`Permissions Violation for Publish to "${subject}"`);
     }
   });

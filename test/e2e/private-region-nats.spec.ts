@@ -11,7 +11,7 @@ import { connectNats, NatsLink, systemClock, type NatsConnection } from '#runtim
 import { createAgentApp } from '../../apps/agent/src/app.js';
 import { loadAgentConfig } from '../../apps/agent/src/config.js';
 import { NatsTransport } from '../../apps/coordinator/src/probing/nats.transport.js';
-import { ConfiguredNats } from '../support/nats-secure.js';
+import { ConfiguredNats, natsErrors } from '../support/nats-secure.js';
 import { probeRequest } from '../support/probe-request.js';
 import { waitFor } from '../support/wait.js';
 
@@ -146,13 +146,7 @@ function authorization(): string {
 
   it('the server refuses that user public work, another account’s region, other heartbeats and unasked replies', async () => {
     const nc = await connection('office-a');
-    const errors: string[] = [];
-    void (async () => {
-      for await (const s of nc.status()) if (s.type === 'error') errors.push(String(s.error.message));
-    })();
-    const onError = (error: Error | null) => {
-      if (error) errors.push(error.message);
-    };
+    const { onError, all, violations } = natsErrors(nc);
     nc.subscribe(subjects.probe('eu-west-1'), { queue: PROBE_QUEUE_GROUP, callback: onError });
     nc.subscribe(subjects.privateProbe(ACCOUNT_B, 'office'), { queue: PROBE_QUEUE_GROUP, callback: onError });
     nc.subscribe(subjects.privateProbe(ACCOUNT_A, 'office'), { callback: onError }); // outside the queue group
@@ -161,10 +155,7 @@ function authorization(): string {
     nc.publish(subjects.privateProbe(ACCOUNT_A, 'office'), '{}');
     nc.publish('_INBOX.forged', '{}'); // a "result" for a request it never received
     await nc.flush();
-    const all = () => errors.join('\n');
-    await waitFor('the violations', async () =>
-      (all().match(/Permissions Violation/g) ?? []).length >= 7 ? true : undefined,
-    );
+    await violations(7);
     for (const subject of [
       subjects.probe('eu-west-1'),
       subjects.privateProbe(ACCOUNT_B, 'office'),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { freePort, natsServerBinary } from './faults.js';
 import { REPO_ROOT } from './processes.js';
+import { waitFor } from './wait.js';
 
 /** The NATS files shipped in deploy/nats (docs/decisions/0019-securing-nats.md). */
 export const DEPLOY_NATS = join(REPO_ROOT, 'deploy/nats');
@@ -151,4 +152,29 @@ export class ConfiguredNats {
     child.kill('SIGKILL');
     await exited;
   }
+}
+
+/**
+ * What a connection is told went wrong (its status errors, and the errors handed to
+ * subscription callbacks through `onError`), to find the server's `Permissions Violation`s.
+ */
+export function natsErrors(nc: { status(): AsyncIterable<{ type: string; error?: unknown }> }) {
+  const errors: string[] = [];
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'error') errors.push(s.error instanceof Error ? s.error.message : String(s.error));
+    }
+  })();
+  const all = () => errors.join('\n');
+  return {
+    onError: (error: Error | null) => {
+      if (error) errors.push(error.message);
+    },
+    all,
+    /** Resolves once at least `count` violations were reported. */
+    violations: (count: number) =>
+      waitFor('the violations', async () =>
+        (all().match(/Permissions Violation/g) ?? []).length >= count ? true : undefined,
+      ),
+  };
 }
