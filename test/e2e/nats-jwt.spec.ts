@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import {
   privateAgentUser,
 } from '../../apps/coordinator/src/nats-auth/nats-jwt.js';
 import { ConfiguredNats, natsErrors } from '../support/nats-secure.js';
-import { REPO_ROOT } from '../support/processes.js';
+import { runCli } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 
 /**
@@ -28,23 +27,7 @@ if (!binary && process.env.PICKET_TEST_REQUIRE_SERVICES === '1') {
 const subjects = subjectsFor('picket');
 const ACCOUNT_A = '65a1b2c3d4e5f60718293a4b';
 const ACCOUNT_B = '65a1b2c3d4e5f60718293a4c';
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NPM, ['run', '-s', 'cli', '--', ...args], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 (binary ? describe : describe.skip)('NATS JWT auth material from `nats init`', () => {
   let dir: string;
@@ -83,7 +66,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 
   beforeAll(async () => {
     dir = join(mkdtempSync(join(tmpdir(), 'picket-nats-jwt-')), 'nats');
-    const run = await cli(['nats', 'init', '--dir', dir]);
+    const run = await runCli(['nats', 'init', '--dir', dir]);
     expect(run).toMatchObject({ code: 0 });
     const printed = JSON.parse(run.stdout) as Record<string, string>;
     accountPublicKey = printed.account_public_key!;
@@ -110,7 +93,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
     expect(readFileSync(files.accountSigningSeed, 'utf8')).toMatch(/^SA[A-Z2-7]{56}\n$/);
     expect(readFileSync(files.coordinatorCreds, 'utf8')).toContain('-----BEGIN NATS USER JWT-----');
     const before = readFileSync(files.coordinatorCreds, 'utf8');
-    const again = await cli(['nats', 'init', '--dir', dir]);
+    const again = await runCli(['nats', 'init', '--dir', dir]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('refusing to overwrite');
     expect(readFileSync(files.coordinatorCreds, 'utf8')).toBe(before);
