@@ -10,7 +10,7 @@ import {
   accountUpdateSubject,
   privateAgentUser,
 } from '../../apps/coordinator/src/nats-auth/nats-jwt.js';
-import { ConfiguredNats, natsErrors } from '../support/nats-secure.js';
+import { ConfiguredNats, expectConfinedToRegion } from '../support/nats-secure.js';
 import { runCli } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 
@@ -121,31 +121,7 @@ const quiet = { log: () => undefined, warn: () => undefined, error: () => undefi
 
     // The server refuses it a public region, account B's office, work outside the queue group,
     // other heartbeats, its own region's work, and replies it was not asked for.
-    const { onError, all, violations } = natsErrors(nc);
-    nc.subscribe(subjects.probe('eu-west-1'), { queue: PROBE_QUEUE_GROUP, callback: onError });
-    nc.subscribe(subjects.privateProbe(ACCOUNT_B, 'office'), { queue: PROBE_QUEUE_GROUP, callback: onError });
-    nc.subscribe(subjects.privateProbe(ACCOUNT_A, 'office'), { callback: onError });
-    nc.publish(subjects.heartbeat, '{}');
-    nc.publish(subjects.privateHeartbeat(ACCOUNT_B, 'office'), '{}');
-    nc.publish(subjects.privateProbe(ACCOUNT_A, 'office'), '{}');
-    nc.publish('_INBOX.forged', '{}');
-    await nc.flush();
-    await violations(7);
-    for (const subject of [
-      subjects.probe('eu-west-1'),
-      subjects.privateProbe(ACCOUNT_B, 'office'),
-      subjects.privateProbe(ACCOUNT_A, 'office'),
-    ]) {
-      expect(all()).toContain(`Permissions Violation for Subscription to "${subject}"`);
-    }
-    for (const subject of [
-      subjects.heartbeat,
-      subjects.privateHeartbeat(ACCOUNT_B, 'office'),
-      subjects.privateProbe(ACCOUNT_A, 'office'),
-      '_INBOX.forged',
-    ]) {
-      expect(all()).toContain(`Permissions Violation for Publish to "${subject}"`);
-    }
+    await expectConfinedToRegion(nc, 'picket', ACCOUNT_A, ACCOUNT_B, 'office');
   });
 
   it('refuses an expired agent JWT, and connects the same user before its expiry', async () => {

@@ -1,7 +1,10 @@
+import { expect } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
+import { PROBE_QUEUE_GROUP, subjectsFor } from '#contracts';
+import type { NatsConnection } from '#runtime';
 import { freePort, natsServerBinary } from './faults.js';
 import { REPO_ROOT } from './processes.js';
 import { waitFor } from './wait.js';
@@ -158,7 +161,7 @@ export class ConfiguredNats {
  * What a connection is told went wrong (its status errors, and the errors handed to
  * subscription callbacks through `onError`), to find the server's `Permissions Violation`s.
  */
-export function natsErrors(nc: { status(): AsyncIterable<{ type: string; error?: unknown }> }) {
+function natsErrors(nc: NatsConnection) {
   const errors: string[] = [];
   void (async () => {
     for await (const s of nc.status()) {
@@ -177,4 +180,45 @@ export function natsErrors(nc: { status(): AsyncIterable<{ type: string; error?:
         (all().match(/Permissions Violation/g) ?? []).length >= count ? true : undefined,
       ),
   };
+}
+
+/**
+ * As the agent user of `accountId`'s `region` on `nc`, tries what lies outside that region —
+ * a public region's work, `otherAccountId`'s same region, its own work outside the queue group,
+ * other heartbeats, publishing its own region's work, a reply it was not asked for — and
+ * expects the server to refuse each (`Permissions Violation`).
+ */
+export async function expectConfinedToRegion(
+  nc: NatsConnection,
+  prefix: string,
+  accountId: string,
+  otherAccountId: string,
+  region: string,
+): Promise<void> {
+  const subjects = subjectsFor(prefix);
+  const { onError, all, violations } = natsErrors(nc);
+  nc.subscribe(subjects.probe('eu-west-1'), { queue: PROBE_QUEUE_GROUP, callback: onError });
+  nc.subscribe(subjects.privateProbe(otherAccountId, region), { queue: PROBE_QUEUE_GROUP, callback: onError });
+  nc.subscribe(subjects.privateProbe(accountId, region), { callback: onError }); // outside the queue group
+  nc.publish(subjects.heartbeat, '{}');
+  nc.publish(subjects.privateHeartbeat(otherAccountId, region), '{}');
+  nc.publish(subjects.privateProbe(accountId, region), '{}');
+  nc.publish('_INBOX.forged', '{}'); // a "result" for a request it never received
+  await nc.flush();
+  await violations(7);
+  for (const subject of [
+    subjects.probe('eu-west-1'),
+    subjects.privateProbe(otherAccountId, region),
+    subjects.privateProbe(accountId, region),
+  ]) {
+    expect(all()).toContain(`Permissions Violation for Subscription to "${subject}"`);
+  }
+  for (const subject of [
+    subjects.heartbeat,
+    subjects.privateHeartbeat(otherAccountId, region),
+    subjects.privateProbe(accountId, region),
+    '_INBOX.forged',
+  ]) {
+    expect(all()).toContain(`Permissions Violation for Publish to "${subject}"`);
+  }
 }
