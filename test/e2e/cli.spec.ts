@@ -13,6 +13,7 @@ import { ApiClient } from '../support/api-client.js';
 import { CapturingLogger, startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, withTestSecretsKey, type TestDatabase } from '../support/databases.js';
 import { sessionFrom, signIn, tokenOfUrl } from '../support/sessions.js';
+import { runCli, type CliResult } from '../support/processes.js';
 import { SPEC_PERMISSIONS } from '../support/spec-lists.js';
 
 /**
@@ -32,12 +33,6 @@ const CONTACT_LINE = /^\{"contact_id":"([0-9a-f]{24})"\}\n$/;
 const UNKNOWN_ID = 'ffffffffffffffffffffffff';
 const ALL_PERMISSIONS: string[] = [...SPEC_PERMISSIONS];
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The environment a child gets: the test's own, minus anything that could pick a database. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -49,19 +44,7 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 /** `npm run -s cli -- <args>` with DATABASE_URL set, as an operator types it. */
 function cli(databaseUrl: string, args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NPM, ['run', '-s', 'cli', '--', ...args], {
-      cwd: ROOT,
-      env: childEnv({ DATABASE_URL: databaseUrl }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(args, childEnv({ DATABASE_URL: databaseUrl }));
 }
 
 /** Runs the CLI and expects success with one line of JSON matching `line`; returns its groups. */

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import type { DataSource } from 'typeorm';
 import { PERMISSIONS } from '../../apps/coordinator/src/auth/permissions.js';
@@ -21,6 +19,7 @@ import type { ApiClient } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { TEST_SECRETS_KEY, testDatabases, withTestSecretsKey, type TestDatabase } from '../support/databases.js';
 import { FakeReceiver, reply } from '../support/fake-receiver.js';
+import { runCli, type CliResult } from '../support/processes.js';
 
 /**
  * Secrets at rest (docs/decisions/0020-secrets-at-rest.md), end to end on every test database:
@@ -29,32 +28,16 @@ import { FakeReceiver, reply } from '../support/fake-receiver.js';
  * `secrets rotate`; a wrong key stops the start; status-page passwords are stored as hashes;
  * the embedded database's folder and files are owner-only.
  */
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const ROUTING_KEY = `R0UTE${randomBytes(12).toString('hex')}`;
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
 const newKey = () => randomBytes(32).toString('base64');
 
 /** `npm run -s cli -- <args>` as an operator runs it. */
-function cli(
-  env: Record<string, string>,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env };
-    for (const key of ['DATABASE_URL', 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS']) delete childEnv[key];
-    const child = spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '-s', 'cli', '--', ...args], {
-      cwd: ROOT,
-      env: { ...childEnv, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(env: Record<string, string>, args: string[]): Promise<CliResult> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of ['DATABASE_URL', 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS']) delete childEnv[key];
+  return runCli(args, { ...childEnv, ...env });
 }
 
 describe.each(testDatabases())('secrets at rest on $name', (kind) => {

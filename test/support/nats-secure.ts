@@ -1,9 +1,13 @@
+import { expect } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
+import { PROBE_QUEUE_GROUP, subjectsFor } from '#contracts';
+import type { NatsConnection } from '#runtime';
 import { freePort, natsServerBinary } from './faults.js';
 import { REPO_ROOT } from './processes.js';
+import { waitFor } from './wait.js';
 
 /** The NATS files shipped in deploy/nats (docs/decisions/0019-securing-nats.md). */
 export const DEPLOY_NATS = join(REPO_ROOT, 'deploy/nats');
@@ -151,4 +155,73 @@ export class ConfiguredNats {
     child.kill('SIGKILL');
     await exited;
   }
+}
+
+/**
+ * What a connection is told went wrong (its status errors, and the errors handed to
+ * subscription callbacks through `onError`), to find the server's `Permissions Violation`s.
+ */
+function natsErrors(nc: NatsConnection) {
+  const errors: string[] = [];
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'error') errors.push(s.error instanceof Error ? s.error.message : String(s.error));
+    }
+  })();
+  const all = () => errors.join('\n');
+  return {
+    onError: (error: Error | null) => {
+      if (error) errors.push(error.message);
+    },
+    all,
+    /**
+     * Resolves once every line of `expected` was reported, or after the wait's bound (the caller's
+     * expectations then name what is missing). Not a count: a violation may be told twice (the
+     * status stream and the subscription's callback).
+     */
+    reported: (expected: readonly string[]) =>
+      waitFor('the violations', async () => (expected.every((line) => all().includes(line)) ? true : undefined)).catch(
+        () => undefined,
+      ),
+  };
+}
+
+/**
+ * As the agent user of `accountId`'s `region` on `nc`, tries what lies outside that region —
+ * a public region's work, `otherAccountId`'s same region, its own work outside the queue group,
+ * other heartbeats, publishing its own region's work, a reply it was not asked for — and
+ * expects the server to refuse each (`Permissions Violation`).
+ */
+export async function expectConfinedToRegion(
+  nc: NatsConnection,
+  prefix: string,
+  accountId: string,
+  otherAccountId: string,
+  region: string,
+): Promise<void> {
+  const subjects = subjectsFor(prefix);
+  const { onError, all, reported } = natsErrors(nc);
+  nc.subscribe(subjects.probe('eu-west-1'), { queue: PROBE_QUEUE_GROUP, callback: onError });
+  nc.subscribe(subjects.privateProbe(otherAccountId, region), { queue: PROBE_QUEUE_GROUP, callback: onError });
+  nc.subscribe(subjects.privateProbe(accountId, region), { callback: onError }); // outside the queue group
+  nc.publish(subjects.heartbeat, '{}');
+  nc.publish(subjects.privateHeartbeat(otherAccountId, region), '{}');
+  nc.publish(subjects.privateProbe(accountId, region), '{}');
+  nc.publish('_INBOX.forged', '{}'); // a "result" for a request it never received
+  await nc.flush();
+  const expected = [
+    ...[
+      subjects.probe('eu-west-1'),
+      subjects.privateProbe(otherAccountId, region),
+      subjects.privateProbe(accountId, region),
+    ].map((subject) => `Permissions Violation for Subscription to "${subject}"`),
+    ...[
+      subjects.heartbeat,
+      subjects.privateHeartbeat(otherAccountId, region),
+      subjects.privateProbe(accountId, region),
+      '_INBOX.forged',
+    ].map((subject) => `Permissions Violation for Publish to "${subject}"`),
+  ];
+  await reported(expected);
+  for (const line of expected) expect(all()).toContain(line);
 }

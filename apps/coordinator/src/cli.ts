@@ -17,6 +17,10 @@ async function main(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   const { command, flags } = parseCommand(argv);
+  if ('offline' in command) {
+    process.stdout.write(`${JSON.stringify(await command.run(flags))}\n`);
+    return 0;
+  }
   const config = loadCoordinatorConfig(process.env);
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
     logger: false,

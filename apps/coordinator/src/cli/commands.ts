@@ -16,6 +16,7 @@ import { emailAddress } from '../contacts/channels.js';
 import { isRole, ROLES } from '../users/roles.js';
 import type { UserEntity } from '../users/user.entity.js';
 import { UsersService } from '../users/users.service.js';
+import { natsInit, NatsInitRefused } from '../nats-auth/nats-init.js';
 
 /** A user as the CLI prints it: never the password hash. */
 const userRow = (u: UserEntity) => ({
@@ -39,6 +40,14 @@ interface Command {
   usage: string;
   flags: readonly string[];
   run(app: INestApplicationContext, flags: Flags): Promise<Record<string, unknown>>;
+}
+
+/** A command that needs neither the database nor the services: run without starting them. */
+interface OfflineCommand {
+  usage: string;
+  flags: readonly string[];
+  offline: true;
+  run(flags: Flags): Promise<Record<string, unknown>>;
 }
 
 function required(flags: Flags, name: string): string {
@@ -229,21 +238,39 @@ export const COMMANDS: Record<string, Command> = {
   },
 };
 
+/** The commands that run without the application (no DATABASE_URL needed). */
+export const OFFLINE_COMMANDS: Record<string, OfflineCommand> = {
+  'nats init': {
+    usage: 'nats init --dir <dir>',
+    flags: ['dir'],
+    offline: true,
+    /** NATS JWT material for private regions' agents (docs/decisions/0030-private-regions.md). */
+    async run(flags) {
+      try {
+        return await natsInit(required(flags, 'dir'));
+      } catch (error) {
+        if (error instanceof NatsInitRefused) throw new CommandError(error.message);
+        throw error;
+      }
+    },
+  },
+};
+
 export function helpText(): string {
   return [
     'usage: npm run -s cli -- <command> [flags]',
     '',
-    ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
+    ...[...Object.values(COMMANDS), ...Object.values(OFFLINE_COMMANDS)].map((c) => `  ${c.usage}`),
     '',
     'Each command prints one JSON object on one line. DATABASE_URL selects the database',
-    '(default sqlite:./data/picket.db); pending migrations are applied first.',
+    '(default sqlite:./data/picket.db); pending migrations are applied first (not for nats).',
   ].join('\n');
 }
 
 /** Finds the command named by the first two words and parses its flags. */
-export function parseCommand(argv: readonly string[]): { command: Command; flags: Flags } {
+export function parseCommand(argv: readonly string[]): { command: Command | OfflineCommand; flags: Flags } {
   const name = argv.slice(0, 2).join(' ');
-  const command = COMMANDS[name];
+  const command = COMMANDS[name] ?? OFFLINE_COMMANDS[name];
   if (!command) throw new UsageError(argv.length === 0 ? 'no command given' : `unknown command "${name}"`);
   let values: Record<string, unknown>;
   try {

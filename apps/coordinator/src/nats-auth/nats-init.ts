@@ -1,0 +1,67 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createNatsAuthMaterial, natsServerConfig } from './nats-jwt.js';
+
+/** The files `nats init` writes, by role, relative to its directory. */
+export const NATS_INIT_FILES = {
+  config: 'nats-server.conf',
+  operatorJwt: 'operator.jwt',
+  operatorSeed: 'operator.nk',
+  operatorSigningSeed: 'operator-signing.nk',
+  systemAccountJwt: 'system-account.jwt',
+  systemCreds: 'system.creds',
+  accountJwt: 'picket-account.jwt',
+  accountSigningSeed: 'account-signing.nk',
+  coordinatorCreds: 'coordinator.creds',
+  resolverDir: 'jwt',
+} as const;
+
+/** Thrown when `nats init` would overwrite something; nothing has been written then. */
+export class NatsInitRefused extends Error {}
+
+/**
+ * Writes fresh NATS JWT material and a nats-server configuration using it into `dir` (created
+ * 0700 when missing). Every file is 0600, none existing is overwritten: if any is there already,
+ * nothing is written. Returns the public keys and the paths written.
+ */
+export async function natsInit(dir: string): Promise<Record<string, unknown>> {
+  const root = resolve(dir);
+  const path = (name: string) => join(root, name);
+  const taken = Object.values(NATS_INIT_FILES).filter((name) => existsSync(path(name)));
+  if (taken.length > 0) {
+    throw new NatsInitRefused(`${root} already holds ${taken.join(', ')}: refusing to overwrite`);
+  }
+  const material = await createNatsAuthMaterial();
+  const config = natsServerConfig(material, {
+    operatorJwt: path(NATS_INIT_FILES.operatorJwt),
+    resolverDir: path(NATS_INIT_FILES.resolverDir),
+  });
+  const contents: Record<Exclude<keyof typeof NATS_INIT_FILES, 'resolverDir'>, string> = {
+    config,
+    operatorJwt: material.operator.jwt,
+    operatorSeed: material.operator.seed,
+    operatorSigningSeed: material.operatorSigningSeed,
+    systemAccountJwt: material.systemAccount.jwt,
+    systemCreds: material.systemUserCreds,
+    accountJwt: material.account.jwt,
+    accountSigningSeed: material.accountSigningSeed,
+    coordinatorCreds: material.coordinatorCreds,
+  };
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  mkdirSync(path(NATS_INIT_FILES.resolverDir), { mode: 0o700 });
+  for (const [role, text] of Object.entries(contents)) {
+    writeFileSync(path(NATS_INIT_FILES[role as keyof typeof contents]), `${text.trim()}\n`, {
+      mode: 0o600,
+      flag: 'wx',
+    });
+  }
+  return {
+    dir: root,
+    config: path(NATS_INIT_FILES.config),
+    coordinator_creds: path(NATS_INIT_FILES.coordinatorCreds),
+    account_signing_key: path(NATS_INIT_FILES.accountSigningSeed),
+    operator_public_key: material.operator.publicKey,
+    system_account_public_key: material.systemAccount.publicKey,
+    account_public_key: material.account.publicKey,
+  };
+}

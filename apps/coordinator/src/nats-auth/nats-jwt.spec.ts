@@ -1,0 +1,96 @@
+import { describe, expect, it } from '@jest/globals';
+import { decode, type Account, type Operator, type User } from '@nats-io/jwt';
+import {
+  accountJwtRevoking,
+  createNatsAuthMaterial,
+  privateAgentPermissions,
+  privateAgentUser,
+  REPLY_WINDOW_NANOS,
+} from './nats-jwt.js';
+
+const ACCOUNT = '65a1b2c3d4e5f60718293a4b';
+
+describe('privateAgentPermissions', () => {
+  it.each([
+    ['picket', ACCOUNT, 'office', 'picket.private.65a1b2c3d4e5f60718293a4b.office'],
+    ['acme.picket', ACCOUNT, 'lab-2', 'acme.picket.private.65a1b2c3d4e5f60718293a4b.lab-2'],
+  ])(
+    '%s / %s / %s: only its probe subject (queue group), its heartbeat, one reply each',
+    (prefix, account, region, base) => {
+      expect(privateAgentPermissions(prefix, account, region)).toEqual({
+        pub: { allow: [`${base}.heartbeat`] },
+        sub: { allow: [`${base}.probe picket-agents`] },
+        resp: { max: 1, ttl: REPLY_WINDOW_NANOS },
+      });
+    },
+  );
+});
+
+describe('NATS JWT material', () => {
+  it('chains operator → accounts (signed by the operator signing key) → users (signed by the account signing key)', async () => {
+    const m = await createNatsAuthMaterial();
+    const operator = decode<Operator>(m.operator.jwt);
+    expect(operator.nats.system_account).toBe(m.systemAccount.publicKey);
+    const [operatorSigner] = operator.nats.signing_keys as string[];
+    expect(operatorSigner).not.toBe(m.operator.publicKey);
+    const account = decode<Account>(m.account.jwt);
+    expect(account).toMatchObject({ iss: operatorSigner, sub: m.account.publicKey });
+    expect(account.nats.limits).toMatchObject({ conn: -1, subs: -1 });
+    expect(decode<Account>(m.systemAccount.jwt).iss).toBe(operatorSigner);
+
+    const expiresAt = new Date('2030-01-02T03:04:05Z');
+    const agent = await privateAgentUser({
+      prefix: 'picket',
+      accountId: ACCOUNT,
+      region: 'office',
+      name: 'office-1',
+      accountPublicKey: m.account.publicKey,
+      signingSeed: `${m.accountSigningSeed}\n`,
+      expiresAt,
+    });
+    const user = decode<User>(agent.jwt);
+    expect(user).toMatchObject({ sub: agent.publicKey, name: 'office-1', exp: expiresAt.getTime() / 1000 });
+    expect(account.nats.signing_keys).toContain(user.iss);
+    expect(user.nats).toMatchObject({
+      issuer_account: m.account.publicKey,
+      ...privateAgentPermissions('picket', ACCOUNT, 'office'),
+    });
+    expect(agent.creds).toContain(agent.jwt);
+    const unbounded = await privateAgentUser({
+      prefix: 'picket',
+      accountId: ACCOUNT,
+      region: 'office',
+      name: 'office-2',
+      accountPublicKey: m.account.publicKey,
+      signingSeed: m.accountSigningSeed,
+    });
+    expect(decode(unbounded.jwt).exp).toBeUndefined();
+    await expect(
+      privateAgentUser({
+        prefix: 'picket',
+        accountId: ACCOUNT,
+        region: 'office',
+        name: 'x',
+        accountPublicKey: m.account.publicKey,
+        signingSeed: m.operatorSigningSeed,
+      }),
+    ).rejects.toThrow('not an account key');
+  });
+
+  it('revokes a user in a re-signed account JWT, keeping its signing keys, limits and earlier revocations', async () => {
+    const m = await createNatsAuthMaterial();
+    const first = await accountJwtRevoking(m.account.jwt, m.operatorSigningSeed, 'UAAA', new Date(1_000_000_000));
+    const second = await accountJwtRevoking(first, m.operatorSigningSeed, 'UBBB', new Date(2_000_000_000));
+    const claims = decode<Account>(second);
+    const original = decode<Account>(m.account.jwt);
+    expect(claims).toMatchObject({ sub: m.account.publicKey, iss: original.iss, name: original.name });
+    expect(claims.nats).toMatchObject({
+      signing_keys: original.nats.signing_keys,
+      limits: original.nats.limits,
+      revocations: { UAAA: 1_000_000, UBBB: 2_000_000 },
+    });
+    await expect(accountJwtRevoking(m.account.jwt, m.accountSigningSeed, 'UAAA', new Date())).rejects.toThrow(
+      'not an operator key',
+    );
+  });
+});

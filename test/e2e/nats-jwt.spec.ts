@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROBE_QUEUE_GROUP, subjectsFor } from '#contracts';
+import { NatsLink, type NatsConnection, type NatsSecurity } from '#runtime';
+import { NATS_INIT_FILES } from '../../apps/coordinator/src/nats-auth/nats-init.js';
+import {
+  accountJwtRevoking,
+  accountUpdateSubject,
+  privateAgentUser,
+} from '../../apps/coordinator/src/nats-auth/nats-jwt.js';
+import { ConfiguredNats, expectConfinedToRegion } from '../support/nats-secure.js';
+import { runCli } from '../support/processes.js';
+import { waitFor } from '../support/wait.js';
+
+/**
+ * NATS decentralised (JWT) auth for private regions (docs/decisions/0030-private-regions.md):
+ * `npm run cli -- nats init` writes the material and a configuration; a nats-server of this
+ * test's own runs it, and real connections show what the server lets each user do.
+ */
+const binary = ConfiguredNats.binary();
+if (!binary && process.env.PICKET_TEST_REQUIRE_SERVICES === '1') {
+  throw new Error('the NATS JWT tests need nats-server on this machine (Debian package nats-server)');
+}
+
+const subjects = subjectsFor('picket');
+const ACCOUNT_A = '65a1b2c3d4e5f60718293a4b';
+const ACCOUNT_B = '65a1b2c3d4e5f60718293a4c';
+const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+
+(binary ? describe : describe.skip)('NATS JWT auth material from `nats init`', () => {
+  let dir: string;
+  let files: Record<keyof typeof NATS_INIT_FILES, string>;
+  let accountPublicKey: string;
+  const server = new ConfiguredNats(binary ?? '');
+  let url: string;
+  const links: NatsLink[] = [];
+
+  function link(security: NatsSecurity): NatsLink {
+    const made = new NatsLink(url, 'nats-jwt-test', quiet, {
+      connectTimeoutSeconds: 0,
+      onGiveUp: () => undefined,
+      security,
+    });
+    links.push(made);
+    made.start();
+    return made;
+  }
+
+  /** Creds of account A's `office` agent (or `accountId`'s `region`), written beside the material. */
+  async function agentCreds(name: string, expiresAt?: Date, accountId = ACCOUNT_A, region = 'office') {
+    const user = await privateAgentUser({
+      prefix: 'picket',
+      accountId,
+      region,
+      name,
+      accountPublicKey,
+      signingSeed: readFileSync(files.accountSigningSeed, 'utf8'),
+      ...(expiresAt ? { expiresAt } : {}),
+    });
+    const path = join(dir, `${name}.creds`);
+    writeFileSync(path, user.creds, { mode: 0o600 });
+    return { ...user, path };
+  }
+
+  beforeAll(async () => {
+    dir = join(mkdtempSync(join(tmpdir(), 'picket-nats-jwt-')), 'nats');
+    const run = await runCli(['nats', 'init', '--dir', dir]);
+    expect(run).toMatchObject({ code: 0 });
+    const printed = JSON.parse(run.stdout) as Record<string, string>;
+    accountPublicKey = printed.account_public_key!;
+    files = Object.fromEntries(
+      Object.entries(NATS_INIT_FILES).map(([role, name]) => [role, join(dir, name)]),
+    ) as typeof files;
+    const port = await server.pickPort();
+    await server.start(files.config, {});
+    url = `nats://127.0.0.1:${port}`;
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all(links.map((l) => l.close().catch(() => undefined)));
+    await server.stop();
+    if (dir) rmSync(join(dir, '..'), { recursive: true, force: true });
+  });
+
+  it('writes every file for its owner alone, prints the public keys, and refuses to overwrite', async () => {
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    for (const [role, path] of Object.entries(files)) {
+      expect([role, statSync(path).mode & 0o777]).toEqual([role, role === 'resolverDir' ? 0o700 : 0o600]);
+    }
+    expect(accountPublicKey).toMatch(/^A[A-Z2-7]{55}$/);
+    expect(readFileSync(files.accountSigningSeed, 'utf8')).toMatch(/^SA[A-Z2-7]{56}\n$/);
+    expect(readFileSync(files.coordinatorCreds, 'utf8')).toContain('-----BEGIN NATS USER JWT-----');
+    const before = readFileSync(files.coordinatorCreds, 'utf8');
+    const again = await runCli(['nats', 'init', '--dir', dir]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('refusing to overwrite');
+    expect(readFileSync(files.coordinatorCreds, 'utf8')).toBe(before);
+  }, 240_000);
+
+  it("connects the coordinator's creds, and confines an agent of account A's office to its region", async () => {
+    const coordinator = await link({ credsFile: files.coordinatorCreds }).whenConnected();
+    const agent = await agentCreds('office-a-1');
+    const nc: NatsConnection = await link({ credsFile: agent.path }).whenConnected();
+
+    // Its own work in the queue group arrives and is answered; its heartbeat is heard.
+    nc.subscribe(subjects.privateProbe(ACCOUNT_A, 'office'), {
+      queue: PROBE_QUEUE_GROUP,
+      callback: (_e, msg) => void msg.respond('done'),
+    });
+    const beat = new Promise<string>((resolve) => {
+      coordinator.subscribe(subjects.privateHeartbeats, { max: 1, callback: (_e, msg) => resolve(msg.subject) });
+    });
+    await coordinator.flush();
+    await nc.flush();
+    const reply = await coordinator.request(subjects.privateProbe(ACCOUNT_A, 'office'), '{}', { timeout: 5000 });
+    expect(reply.string()).toBe('done');
+    nc.publish(subjects.privateHeartbeat(ACCOUNT_A, 'office'), '{}');
+    await expect(beat).resolves.toBe(subjects.privateHeartbeat(ACCOUNT_A, 'office'));
+
+    // The server refuses it a public region, account B's office, work outside the queue group,
+    // other heartbeats, its own region's work, and replies it was not asked for.
+    await expectConfinedToRegion(nc, 'picket', ACCOUNT_A, ACCOUNT_B, 'office');
+  });
+
+  it('refuses an expired agent JWT, and connects the same user before its expiry', async () => {
+    const expired = await agentCreds('office-a-expired', new Date(Date.now() - 60_000));
+    const refused = link({ credsFile: expired.path });
+    await waitFor('the refusal', async () => (refused.lastError ? true : undefined));
+    expect(refused.lastError).toBe('Authorization Violation');
+    expect(refused.connected).toBe(false);
+    const valid = await agentCreds('office-a-valid', new Date(Date.now() + 3_600_000));
+    await expect(link({ credsFile: valid.path }).whenConnected()).resolves.toBeDefined();
+  });
+
+  it('disconnects a revoked agent once the account JWT listing it is pushed, and refuses it afterwards', async () => {
+    const agent = await agentCreds('office-a-revoked');
+    const revoked = link({ credsFile: agent.path });
+    await revoked.whenConnected();
+    const other = await agentCreds('office-a-kept');
+    const kept = link({ credsFile: other.path });
+    await kept.whenConnected();
+
+    const system = await link({ credsFile: files.systemCreds }).whenConnected();
+    const updated = await accountJwtRevoking(
+      readFileSync(files.accountJwt, 'utf8').trim(),
+      readFileSync(files.operatorSigningSeed, 'utf8'),
+      agent.publicKey,
+      new Date(),
+    );
+    const answer = await system.request(accountUpdateSubject(accountPublicKey), updated, { timeout: 5000 });
+    expect(answer.json()).toMatchObject({ data: { code: 200 } });
+    await waitFor('the revoked agent to be disconnected', async () => (revoked.connected ? undefined : true));
+    await waitFor('its reconnection to be refused', async () =>
+      /Authorization Violation/.test(revoked.lastError ?? '') ? true : undefined,
+    );
+    const again = link({ credsFile: agent.path });
+    await waitFor('a new connection to be refused', async () => (again.lastError ? true : undefined));
+    expect(again.lastError).toBe('Authorization Violation');
+    expect([revoked.connected, again.connected, kept.connected]).toEqual([false, false, true]);
+  });
+});
