@@ -44,7 +44,7 @@ export class WindowResume {
       const monitor = this.roster.get(monitorId);
       if (!last?.inMaintenance || !monitor) return;
       const cover = this.calendar.coverOf(monitor.accountId, monitorId, Math.floor(this.clock.now() / 1000));
-      const regionIndex = Math.max(0, monitor.regions.indexOf(last.region as (typeof monitor.regions)[number]));
+      const regionIndex = Math.max(0, monitor.regions.indexOf(last.region));
       this.evaluation.resumeWindow(monitorId, cover, last.status === 'down', regionIndex);
     } catch (error) {
       // The monitor's next regular check is evaluated afresh anyway: at most one interval late.
