@@ -147,6 +147,7 @@ describe('dashboard', () => {
         '/monitors/0123456789abcdef01234567/edit',
         '/incidents/x',
         '/status-pages/new',
+        '/regions',
         '/settings',
       ]) {
         expect((await raw(path)).status).toBe(200);
@@ -636,6 +637,78 @@ describe('dashboard', () => {
       }
     }, 120_000);
 
+    it('creates a private region (422 inline), lists it with no agent online and its start command, a monitor picks it, and deleting it is refused while in use', async () => {
+      const context = await browser.newContext();
+      try {
+        const csrf = await signIn(context, c);
+        const accountId = (await (await context.request.get(`${c.baseUrl}/api/me`)).json()).data.account_id as string;
+        const monitor = await post(context, csrf, '/api/monitors', {
+          name: 'Office printer',
+          settings: { tcp: { url: 'tcp://printer.example.com:9100' } },
+          regions: ['eu-west-1'],
+        });
+        const page = await context.newPage();
+        await page.goto(`${c.baseUrl}/regions`);
+        await page.getByRole('heading', { name: 'Regions', exact: true }).waitFor();
+        await page.getByText('eu-west-1 (Ireland)').waitFor();
+        await page.getByText('Enrollment tokens are not built yet').waitFor();
+        const form = page.locator('form', { hasText: 'New private region' });
+
+        // The API's refusals under their fields: a public id, then a blank name.
+        await form.getByLabel('Id').fill('eu-west-1');
+        await form.getByLabel('Name').fill('Berlin office');
+        await form.getByRole('button', { name: 'Create region' }).click();
+        await form.getByText(/must not be a public region id/).waitFor();
+        await expect(form.getByLabel('Id').getAttribute('aria-invalid')).resolves.toBe('true');
+        await page.screenshot({ path: `${ARTIFACTS}regions-422.png`, fullPage: true });
+
+        await form.getByLabel('Id').fill('office');
+        await form.getByRole('button', { name: 'Create region' }).click();
+        const card = page.getByRole('article', { name: /Berlin office/ });
+        await card.getByText('0 agents online').waitFor();
+        const command = await card.locator('pre.code').textContent();
+        expect(command).toContain(`AGENT_PRIVATE_REGION=${accountId}/office`);
+        expect(command).toContain('NATS_URL=');
+        await expect(form.getByLabel('Id').inputValue()).resolves.toBe('');
+        const listed = (await (await context.request.get(`${c.baseUrl}/api/regions`)).json()).data.regions as any[];
+        expect(listed.find((r) => r.id === 'office')).toMatchObject({ type: 'private', name: 'Berlin office' });
+
+        // The monitor form offers it next to the public regions; saved, the monitor page shows it.
+        await page.goto(`${c.baseUrl}/monitors/${monitor.id}/edit`);
+        await page.getByRole('checkbox', { name: 'office (private: Berlin office)' }).check();
+        await page.getByRole('button', { name: 'Save changes' }).click();
+        await page.waitForURL(`${c.baseUrl}/monitors/${monitor.id}`);
+        await page.getByText('eu-west-1, office (private: Berlin office, 0 agents online)').waitFor();
+        const saved = (await (await context.request.get(`${c.baseUrl}/api/monitors/${monitor.id}`)).json()).data;
+        expect(saved.regions).toEqual(['eu-west-1', 'office']);
+        await page.screenshot({ path: `${ARTIFACTS}regions-monitor.png`, fullPage: true });
+
+        // Delete asks first, and is refused while the monitor lists the region.
+        await page.goto(`${c.baseUrl}/regions`);
+        page.once('dialog', (dialog) => void dialog.dismiss());
+        await page.getByRole('button', { name: 'Delete office' }).click();
+        page.once('dialog', (dialog) => void dialog.accept());
+        await page.getByRole('button', { name: 'Delete office' }).click();
+        await card.getByRole('alert').filter({ hasText: 'monitors still list this region' }).waitFor();
+        await card.getByRole('link', { name: 'Office printer' }).waitFor();
+        await page.screenshot({ path: `${ARTIFACTS}regions-in-use.png`, fullPage: true });
+        expect((await context.request.get(`${c.baseUrl}/api/regions/office`)).status()).toBe(200);
+
+        // Taken out of the monitor, it goes.
+        const put = await context.request.put(`${c.baseUrl}/api/monitors/${monitor.id}`, {
+          headers: { 'x-csrf-token': csrf },
+          data: { regions: ['eu-west-1'] },
+        });
+        expect(put.status()).toBe(200);
+        page.once('dialog', (dialog) => void dialog.accept());
+        await page.getByRole('button', { name: 'Delete office' }).click();
+        await card.waitFor({ state: 'detached' });
+        expect((await context.request.get(`${c.baseUrl}/api/regions/office`)).status()).toBe(404);
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+
     it('a viewer invited by an admin reads monitors but sees no write button, and the API refuses their writes (403)', async () => {
       const admin = await browser.newContext();
       const viewer = await browser.newContext();
@@ -646,6 +719,7 @@ describe('dashboard', () => {
           settings: { https: { url: 'https://viewer.example.com/' } },
           regions: ['eu-west-1'],
         });
+        await post(admin, csrf, '/api/regions', { id: 'viewer-lab', name: 'Viewer lab' });
         const contact = await post(admin, csrf, '/api/contacts', {
           name: 'Viewer-visible hook',
           channel: 'webhook',
@@ -686,6 +760,7 @@ describe('dashboard', () => {
           '/status-pages',
           '/maintenance',
           '/incidents',
+          '/regions',
         ]) {
           await v.goto(c.baseUrl + path);
           await v.locator('main h1').first().waitFor();
@@ -700,6 +775,12 @@ describe('dashboard', () => {
         await v.getByText('Your role can read monitors but not change them.').waitFor();
         await v.goto(`${c.baseUrl}/contacts`);
         await v.getByRole('cell', { name: 'Viewer-visible hook' }).waitFor();
+        await v.goto(`${c.baseUrl}/regions`);
+        await v
+          .getByRole('article', { name: /Viewer lab/ })
+          .getByText('0 agents online')
+          .waitFor();
+        expect(await v.locator('form', { hasText: 'New private region' }).count()).toBe(0);
 
         // The API itself refuses the viewer's writes, with the session's own CSRF token.
         const me = (await (await viewer.request.get(`${c.baseUrl}/api/me`)).json()).data;
@@ -717,6 +798,8 @@ describe('dashboard', () => {
             headers,
             data: { name: 'x', monitors: [], starts_at: 1, ends_at: 2 },
           }),
+          viewer.request.post(`${c.baseUrl}/api/regions`, { headers, data: { id: 'viewer-own', name: 'x' } }),
+          viewer.request.delete(`${c.baseUrl}/api/regions/viewer-lab`, { headers }),
         ];
         for (const answer of await Promise.all(attempts)) {
           expect(answer.status()).toBe(403);
@@ -854,6 +937,7 @@ describe('dashboard', () => {
             duration: 3600,
             timezone: 'Europe/Berlin',
           });
+          await post(context, csrf, '/api/regions', { id: `lab-${view}`, name: `Lab ${view}` });
           const page = await context.newPage();
           const problems: string[] = [];
           page.on('console', (message) => {
@@ -877,6 +961,7 @@ describe('dashboard', () => {
             '/maintenance',
             '/maintenance/new',
             `/maintenance/${window.id}`,
+            '/regions',
           ]) {
             await page.goto(c.baseUrl + path);
             await page.locator('main h1').first().waitFor();

@@ -32,6 +32,7 @@ import {
   parseLevelStatus,
   queryCase,
   queryClasses,
+  regionCreateSchema,
   READ_ONLY_SENTINEL_ID,
   READ_ONLY_SENTINEL_TIME,
   unknownIds,
@@ -144,6 +145,7 @@ const TABLES = [
   ['monitors', 'id'],
   ['monitor_contacts', 'monitor_id, contact_id'],
   ['contacts', 'id'],
+  ['private_regions', 'id'],
 ] as const;
 
 async function snapshot(ds: DataSource): Promise<string> {
@@ -660,6 +662,25 @@ describe.each(kinds)('hostile input (%s)', (_name, kind) => {
       ];
       await fc.assert(
         fc.asyncProperty(cases, ([t, q]) => probe(w, t, undefined, q)),
+        options(examples),
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'POST /api/regions',
+    async () => {
+      const classes = bodyClasses(regionCreateSchema());
+      const post = target('POST', '/api/regions', 201);
+      const examples = [
+        ...firstOfEachClass(classes, SEED),
+        // A second region with an id the account has: refused, naming `id`.
+        bodyCase('wrong-type', 'a repeated id', '{"id":"dup-region","name":"First"}', ['success']),
+        bodyCase('wrong-type', 'a repeated id', '{"id":"dup-region","name":"Second"}', [422]),
+      ].map((b) => [b] as [BodyCase]);
+      await fc.assert(
+        fc.asyncProperty(anyOf(classes), (b) => probe(w, post, b)),
         options(examples),
       );
     },

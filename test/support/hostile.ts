@@ -698,6 +698,59 @@ export function contactUpdateSchema(channel: WritableChannel): BodySchema {
   };
 }
 
+/** Bodies generated so far: each valid region id gets its own suffix, since a repeated id is 422. */
+let regionSerial = 0;
+
+/**
+ * `POST /api/regions`: `{id, name}` (docs/decisions/0030-private-regions.md). Every valid body has
+ * an id no other has had, so it is created (201), never refused as a duplicate.
+ */
+export function regionCreateSchema(): BodySchema {
+  const idStem = fc.tuple(
+    fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'),
+    fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-'), minLength: 2, maxLength: 16 }),
+  );
+  const valid = fc
+    .tuple(idStem, validName)
+    .map(([[first, rest], name]) => ({ id: `${first}${rest}-${(regionSerial++).toString(36)}`, name }));
+  return {
+    valid,
+    nameField: 'name',
+    readOnly: { type: 'private', agents_online: 0, created_at: READ_ONLY_SENTINEL_TIME },
+    // No number field: a number (or a numeric string) as the id is refused.
+    numbers: valid.map((body) => ({ body, path: ['id'], accepts: () => false })),
+    crlf: fc.oneof(
+      fc
+        .tuple(valid, fc.constantFrom(...CRLF_URL_SUFFIXES))
+        .map(([body, bad]) => ({ ...body, id: `${body.id}${bad}` })),
+      fc.tuple(valid, fc.constantFrom('\r\n', '\n', '\r', '\u0000', '\u007f')).map(([body, bad]) => ({
+        ...body,
+        name: `a${bad}b`,
+      })),
+    ),
+    // Ids the pattern or the public list refuses, and a body without its name.
+    alsoInvalid: fc.oneof(
+      fc
+        .tuple(
+          fc.constantFrom(
+            ...REGION_IDS,
+            'ab',
+            'a'.repeat(33),
+            'Office',
+            '1office',
+            '-office',
+            'off_ice',
+            'off ice',
+            '',
+          ),
+          validName,
+        )
+        .map(([id, name]): JsonObject => ({ id, name })),
+      valid.map((body): JsonObject => ({ id: body.id })),
+    ),
+  };
+}
+
 // ---- hostile values -------------------------------------------------------------------------
 
 const hostileChar = fc.oneof(

@@ -10,6 +10,7 @@ import { AuthPage } from './pages/auth.tsx';
 import { ContactsPage } from './pages/contacts.tsx';
 import { IncidentPage, IncidentsPage } from './pages/incidents.tsx';
 import { MaintenancePage } from './pages/maintenance.tsx';
+import { RegionsPage } from './pages/regions.tsx';
 import { MonitorDetail } from './pages/monitor-detail.tsx';
 import { MonitorForm } from './pages/monitor-form.tsx';
 import { Overview } from './pages/overview.tsx';
@@ -22,6 +23,7 @@ const NAV = [
   { href: '/contacts', label: 'Contacts', match: ['/contacts'] },
   { href: '/status-pages', label: 'Status pages', match: ['/status-pages'] },
   { href: '/maintenance', label: 'Maintenance', match: ['/maintenance'] },
+  { href: '/regions', label: 'Regions', match: ['/regions'] },
   { href: '/settings', label: 'Settings', match: ['/settings'] },
 ];
 
@@ -44,6 +46,7 @@ function page(path: string, me: Me): { title: string; node: ReactNode } | null {
     ['/maintenance', 'Maintenance', () => <MaintenancePage />],
     ['/maintenance/new', 'New maintenance window', () => <MaintenancePage creating />],
     ['/maintenance/:id', 'Maintenance window', (p) => <MaintenancePage id={p.id} />],
+    ['/regions', 'Regions', () => <RegionsPage />],
     ['/settings', 'Settings', () => <SettingsPage me={me} />],
   ];
   for (const [pattern, title, render] of table) {

@@ -30,6 +30,7 @@ export const CLIENT_ROUTES: readonly { path: string; id?: PathParameter; what: s
   { path: 'maintenance', what: 'Maintenance windows' },
   { path: 'maintenance/new', what: 'New maintenance window' },
   { path: 'maintenance/:ref', id: 'DashboardRef', what: 'A maintenance window' },
+  { path: 'regions', what: 'Regions (private ones: agents, start command)' },
   { path: 'settings', what: 'Account settings' },
 ];
 

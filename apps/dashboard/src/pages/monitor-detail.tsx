@@ -12,6 +12,7 @@ import { useMaintenanceWindows } from './maintenance.tsx';
 import { duration } from '../lib/time.ts';
 import type { Incident } from './incidents.tsx';
 import { rulesSummary } from '../lib/rules-draft.ts';
+import { describeRegions, useRegions } from '../lib/regions.ts';
 
 interface Figures {
   checks: number;
@@ -145,6 +146,7 @@ export function MonitorDetail({ id }: { id: string }) {
   const client = useQueryClient();
   const canWrite = useCan('monitors:write');
   const windows = useMaintenanceWindows();
+  const regions = useRegions();
   const monitor = useQuery({
     queryKey: ['monitor', id],
     queryFn: async () => (await api.get<{ data: Monitor }>(`/api/monitors/${id}`)).data,
@@ -274,7 +276,7 @@ export function MonitorDetail({ id }: { id: string }) {
         {!heartbeat && (
           <div>
             <dt>Regions</dt>
-            <dd>{m.regions.join(', ')}</dd>
+            <dd>{describeRegions(m.regions, regions.data)}</dd>
           </div>
         )}
         <div>

@@ -1,6 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { REGION_IDS } from '../../../../libs/contracts/src/regions.ts';
 import { ErrorNote, Field, Loading } from '../components/common.tsx';
 import { ApiError, api } from '../lib/api.ts';
 import { fieldErrors } from '../lib/field-errors.ts';
@@ -17,6 +16,7 @@ import {
 } from '../lib/monitor-draft.ts';
 import { MONITOR_TYPES, TYPE_LABELS, type Monitor } from '../lib/monitors.ts';
 import { Link, navigate } from '../lib/router.tsx';
+import { regionChoices, useRegions } from '../lib/regions.ts';
 import { useCan } from '../lib/session.ts';
 import { ReadOnlyNote } from '../components/common.tsx';
 import { rulesBody, rulesDraftOf, rulesFields, type RulesDraft } from '../lib/rules-draft.ts';
@@ -111,6 +111,7 @@ export function MonitorForm({ id }: { id?: string }) {
 
 function EditableMonitorForm({ id }: { id: string | undefined }) {
   const client = useQueryClient();
+  const regions = useRegions();
   const existing = useQuery({
     queryKey: ['monitor', id],
     queryFn: async () => (await api.get<{ data: Monitor }>(`/api/monitors/${id}`)).data,
@@ -270,7 +271,7 @@ function EditableMonitorForm({ id }: { id: string | undefined }) {
             >
               <legend>Regions</legend>
               <div className="choices grid">
-                {REGION_IDS.map((region) => (
+                {regionChoices(regions.data, draft.regions).map(({ id: region, label }) => (
                   <label key={region} className="choice">
                     <input
                       type="checkbox"
@@ -282,7 +283,7 @@ function EditableMonitorForm({ id }: { id: string | undefined }) {
                         )
                       }
                     />
-                    {region}
+                    {label}
                   </label>
                 ))}
               </div>
