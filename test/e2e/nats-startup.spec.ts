@@ -22,8 +22,8 @@ if (!binary) process.stderr.write('[picket tests] SKIPPING the NATS start-up tes
 /**
  * The issue's requirement: the first line within 1 s of the process's start, measured from the
  * spawn (node's own start and picket.mjs's up-to-date check included). A busy machine can stall
- * any process now and then, so a start over the limit is measured once more; a real regression
- * (connecting after Nest's boot, ~2 s, or not logging at all) fails both.
+ * any process now and then, so a start over the limit is measured up to twice more; a real regression
+ * (connecting after Nest's boot, ~2 s, or not logging at all) fails all three.
  */
 const FIRST_LINE_MS = 1000;
 
@@ -34,7 +34,7 @@ async function msToFirstLine(
   pattern: RegExp,
 ): Promise<{ ms: number; process: RunningProcess }> {
   let best: { ms: number; process: RunningProcess } | null = null;
-  for (let attempt = 0; attempt < 2 && (best === null || best.ms > FIRST_LINE_MS); attempt++) {
+  for (let attempt = 0; attempt < 3 && (best === null || best.ms > FIRST_LINE_MS); attempt++) {
     ensureBuilt(); // another edit may have made dist/ stale since: tsc must not be timed
     const spawnedAt = performance.now();
     const started = start();
