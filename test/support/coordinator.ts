@@ -7,6 +7,7 @@ import type { Permission } from '../../apps/coordinator/src/auth/permissions.js'
 import { loadCoordinatorConfig } from '../../apps/coordinator/src/config.js';
 import { ApiClient } from './api-client.js';
 import { withTestSecretsKey } from './databases.js';
+import { TEST_PASSWORD_COST } from './password-cost.js';
 
 export interface RunningCoordinator {
   app: NestFastifyApplication;
@@ -30,6 +31,7 @@ export async function startCoordinator(
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'error',
       CHECKS_ENABLED: 'false',
+      ...TEST_PASSWORD_COST,
       ...options.env,
     }),
   );

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withTestSecretsKey } from './databases.js';
+import { TEST_PASSWORD_COST } from './password-cost.js';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -20,7 +21,7 @@ export interface RunningProcess {
 export function startPicket(command: 'start' | 'agent', env: Record<string, string>): RunningProcess {
   const child = spawn(process.execPath, [join(REPO_ROOT, 'scripts', 'picket.mjs'), command], {
     cwd: REPO_ROOT,
-    env: withTestSecretsKey({ ...process.env, ...env }),
+    env: withTestSecretsKey({ ...TEST_PASSWORD_COST, ...process.env, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -230,6 +230,19 @@ export class CoordinatorConfig extends NatsEnv {
   @Max(1_000_000)
   AUTH_FAILURES_PER_HOUR = 60;
 
+  /**
+   * scrypt's N, as a power of two, for new dashboard passwords and the unknown-email decoy:
+   * 17 (128 MiB and a few hundred milliseconds per sign-in) is the OWASP minimum for scrypt;
+   * lower only where that memory cannot be spared (docs/decisions/0032-password-hash-cost.md).
+   * Stored with each hash, so existing hashes keep verifying after a change.
+   */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number (the power of two of scrypt N)' })
+  @Min(14)
+  @Max(20)
+  PASSWORD_SCRYPT_LOG_N = 17;
+
   /** Monitors an account may have, paused ones included; a create past it is 403 QUOTA_EXCEEDED. */
   @Expose()
   @Transform(digitsToInt)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { hashPassword, newPassword, verifyPassword } from './passwords.js';
+import { loadCoordinatorConfig } from '../config.js';
+import { hashPassword, newPassword, PasswordHasher, verifyPassword } from './passwords.js';
 
 /** A cheap cost for the tests; the stored parameters are what verification uses. */
 const CHEAP = { logN: 10, r: 8, p: 1 };
@@ -40,6 +41,22 @@ describe('passwords', () => {
 
   it('never match without a stored hash, after the same scrypt work', async () => {
     expect(await verifyPassword('anything at all', null)).toBe(false);
+  });
+
+  it('are hashed at N = 2^17 by default, at 2^PASSWORD_SCRYPT_LOG_N when configured (14..20)', async () => {
+    const config = (env: Record<string, string>) => loadCoordinatorConfig({ DATABASE_URL: 'sqlite::memory:', ...env });
+    expect(config({}).PASSWORD_SCRYPT_LOG_N).toBe(17);
+    expect(await hashPassword('correct horse battery')).toMatch(/^scrypt\$17\$8\$1\$/);
+    const hasher = new PasswordHasher(config({ PASSWORD_SCRYPT_LOG_N: '14' }));
+    const stored = await hasher.hash('correct horse battery');
+    expect(stored).toMatch(/^scrypt\$14\$8\$1\$/);
+    expect(await hasher.verify('correct horse battery', stored)).toBe(true);
+    expect(await hasher.verify('correct horse battery', null)).toBe(false);
+    // A hash made at another cost still verifies: the stored parameters are used.
+    expect(await hasher.verify('correct horse battery', await hashPassword('correct horse battery', CHEAP))).toBe(true);
+    for (const bad of ['13', '21', 'seventeen']) {
+      expect(() => config({ PASSWORD_SCRYPT_LOG_N: bad })).toThrow(/PASSWORD_SCRYPT_LOG_N/);
+    }
   });
 
   it('do not block the event loop while hashing', async () => {

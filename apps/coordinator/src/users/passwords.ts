@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { codePoints, described, type Checker } from '#validation';
+import { CoordinatorConfig } from '../config.js';
 import {
   hashPassword as hashStored,
   verifyPassword as verifyStored,
@@ -36,9 +37,10 @@ export const offeredPassword: Checker = described(
 );
 
 /**
- * scrypt's cost for sign-in passwords: N = 2^17, r = 8, p = 1 (128 MiB, the OWASP minimum for
- * scrypt). Stored with each hash (one format with status-page passwords,
- * `secrets/password-hash.ts`), so raising it later leaves older hashes verifiable.
+ * scrypt's default cost for sign-in passwords: N = 2^17, r = 8, p = 1 (128 MiB, the OWASP minimum
+ * for scrypt); PASSWORD_SCRYPT_LOG_N changes N (docs/decisions/0032-password-hash-cost.md).
+ * Stored with each hash (one format with status-page passwords, `secrets/password-hash.ts`), so
+ * changing it later leaves older hashes verifiable.
  */
 export const SCRYPT_COST: ScryptCost = { logN: 17, r: 8, p: 1 };
 
@@ -49,28 +51,47 @@ export function hashPassword(password: string, cost: ScryptCost = SCRYPT_COST): 
 
 /**
  * Whether `password` matches `stored`. With `stored` null (unknown email, no password set yet)
- * the same work is done against a throw-away hash and the answer is false, so the time taken
- * does not tell whether the account exists.
+ * the same work is done against a throw-away hash at `cost` and the answer is false, so the time
+ * taken does not tell whether the account exists.
  */
-export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  const matches = await verifyStored(password.normalize('NFC'), stored ?? (await decoy()));
+export async function verifyPassword(
+  password: string,
+  stored: string | null,
+  cost: ScryptCost = SCRYPT_COST,
+): Promise<boolean> {
+  const matches = await verifyStored(password.normalize('NFC'), stored ?? (await decoy(cost)));
   return stored !== null && matches;
 }
 
-let decoyHash: Promise<string> | undefined;
-/** A hash of a random password at the current cost, made once per process. */
-function decoy(): Promise<string> {
-  decoyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  return decoyHash;
+const decoys = new Map<string, Promise<string>>();
+/** A hash of a random password at `cost`, made once per process and cost. */
+function decoy(cost: ScryptCost): Promise<string> {
+  const key = `${cost.logN}$${cost.r}$${cost.p}`;
+  let hash = decoys.get(key);
+  if (!hash) {
+    hash = hashPassword(randomBytes(16).toString('hex'), cost);
+    decoys.set(key, hash);
+  }
+  return hash;
 }
 
 /**
- * The sign-in's password check as an injectable, so that what it costs is a seam: a throttled
- * sign-in must not reach it (users.service.ts, docs/decisions/0022-users-and-sessions.md).
+ * Sign-in passwords at the configured cost, as an injectable, so that what a check costs is a
+ * seam: a throttled sign-in must not reach it (users.service.ts, docs/decisions/0022-users-and-sessions.md).
  */
 @Injectable()
 export class PasswordHasher {
+  private readonly cost: ScryptCost;
+
+  constructor(config: CoordinatorConfig) {
+    this.cost = { ...SCRYPT_COST, logN: config.PASSWORD_SCRYPT_LOG_N };
+  }
+
+  hash(password: string): Promise<string> {
+    return hashPassword(password, this.cost);
+  }
+
   verify(password: string, stored: string | null): Promise<boolean> {
-    return verifyPassword(password, stored);
+    return verifyPassword(password, stored, this.cost);
   }
 }

@@ -9,7 +9,7 @@ import { CoordinatorConfig } from '../config.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { FailureThrottle, tooManyFailures } from '../rate-limit/failure-throttle.js';
 import { tokenHash } from '../sessions/session-rules.js';
-import { hashPassword, PasswordHasher } from './passwords.js';
+import { PasswordHasher } from './passwords.js';
 import { publicBase, tokenUrl } from './public-base.js';
 import type { Role } from './roles.js';
 import { OneTimeTokenEntity, UserEntity, type OneTimePurpose } from './user.entity.js';
@@ -118,7 +118,7 @@ export class UsersService {
 
   /** Creates the first admin with a setup token; 401 when the token is not usable or a user exists. */
   async setup(dto: SetupDto): Promise<UserEntity> {
-    const passwordHash = await hashPassword(dto.password);
+    const passwordHash = await this.hasher.hash(dto.password);
     const now = unixSeconds(this.clock);
     return this.users.transaction(async (m) => {
       const token = await this.users.usableToken(m, tokenHash(dto.token), ['setup'], now);
@@ -135,7 +135,7 @@ export class UsersService {
 
   /** Sets a password with an invitation or reset token; ends every session of the user. 401 for a bad token. */
   async setPassword(dto: SetPasswordDto): Promise<UserEntity> {
-    const passwordHash = await hashPassword(dto.password);
+    const passwordHash = await this.hasher.hash(dto.password);
     const now = unixSeconds(this.clock);
     return this.users.transaction(async (m) => {
       const token = await this.users.usableToken(m, tokenHash(dto.token), ['invite', 'reset'], now);
