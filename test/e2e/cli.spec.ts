@@ -17,7 +17,7 @@ import { runCli, type CliResult } from '../support/processes.js';
 import { SPEC_PERMISSIONS } from '../support/spec-lists.js';
 
 /**
- * The admin CLI as operators run it (`npm run -s cli -- …` in a child process, configured by
+ * The admin CLI as operators run it (what `npm run -s cli -- …` runs, in a child process, configured by
  * DATABASE_URL), checked against a real coordinator on the same database; and first-start
  * bootstrap of the `default` account (docs/decisions/0003-auth-permissions-rate-limit.md).
  */
@@ -42,7 +42,7 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return withTestSecretsKey({ ...env, ...extra });
 }
 
-/** `npm run -s cli -- <args>` with DATABASE_URL set, as an operator types it. */
+/** The CLI (what `npm run -s cli -- <args>` runs) with DATABASE_URL set. */
 function cli(databaseUrl: string, args: string[]): Promise<CliResult> {
   return runCli(args, childEnv({ DATABASE_URL: databaseUrl }));
 }
@@ -91,8 +91,9 @@ const PUSH_SUBSCRIPTION = {
 };
 
 beforeAll(async () => {
-  // Builds dist/ if needed, once, so individual tests do not pay for it.
-  const warm = await cli('sqlite::memory:', ['help']);
+  // Builds dist/ if needed, once, so individual tests do not pay for it; through npm, as the
+  // README says (the tests then run the same entry point without npm: runCli).
+  const warm = await runCli(['help'], childEnv({ DATABASE_URL: 'sqlite::memory:' }), { npm: true });
   expect(warm.code).toBe(0);
   expect(warm.stdout).toBe('');
   expect(warm.stderr).toContain('accounts create --name <name>');

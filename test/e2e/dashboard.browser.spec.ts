@@ -900,103 +900,112 @@ describe('dashboard', () => {
         ['dark', { colorScheme: 'dark' }],
         ['phone', { colorScheme: 'light', viewport: { width: 390, height: 844 }, isMobile: true }],
       ];
+      const one = async ({ view, context, csrf }: { view: string; context: BrowserContext; csrf: string }) => {
+        const onCall = await post(context, csrf, '/api/contacts', {
+          name: `On call ${view}`,
+          channel: 'email',
+          details: { email: 'oncall@example.com' },
+        });
+        // Notification rules with a step: its fields on the edit page, their summary on the monitor's.
+        const monitor = await post(context, csrf, '/api/monitors', {
+          name: `Pages ${view}`,
+          settings: { tcp: { url: 'tcp://db.example.com:5432' } },
+          regions: ['eu-west-1'],
+          notification_rules: {
+            delay_seconds: 120,
+            repeat_interval_seconds: 1800,
+            escalation: [{ after_seconds: 900, contacts: [onCall.id] }],
+          },
+        });
+        // The other types, each with its own settings in the form.
+        const dns = await post(context, csrf, '/api/monitors', {
+          name: `DNS ${view}`,
+          settings: { dns: { url: 'dns://example.com', record_type: 'MX' } },
+          regions: ['eu-west-1'],
+        });
+        const heartbeat = await post(context, csrf, '/api/monitors', {
+          name: `Backup job ${view}`,
+          settings: { heartbeat: { period: 86_400, grace: 3600 } },
+        });
+        const window = await post(context, csrf, '/api/maintenance_windows', {
+          name: `Weekly patching ${view}`,
+          monitors: [monitor.id],
+          starts_at: Math.floor(Date.now() / 1000) - 600,
+          rrule: 'FREQ=WEEKLY;BYDAY=MO,TH',
+          duration: 3600,
+          timezone: 'Europe/Berlin',
+        });
+        await post(context, csrf, '/api/regions', { id: `lab-${view}`, name: `Lab ${view}` });
+        const page = await context.newPage();
+        const problems: string[] = [];
+        page.on('console', (message) => {
+          if (message.type() === 'error') problems.push(message.text());
+        });
+        page.on('pageerror', (error) => problems.push(String(error)));
+        for (const path of [
+          '/monitors',
+          '/monitors/new',
+          `/monitors/${monitor.id}`,
+          `/monitors/${monitor.id}/edit`,
+          '/incidents',
+          '/contacts',
+          '/contacts/new',
+          '/status-pages',
+          '/status-pages/new',
+          '/settings',
+          `/monitors/${dns.id}`,
+          `/monitors/${heartbeat.id}`,
+          `/monitors/${heartbeat.id}/edit`,
+          '/maintenance',
+          '/maintenance/new',
+          `/maintenance/${window.id}`,
+          '/regions',
+        ]) {
+          await page.goto(c.baseUrl + path);
+          await page
+            .locator('main h1')
+            .first()
+            .waitFor()
+            .catch(async (error: unknown) => {
+              throw new Error(`${view} ${path}: ${String(error)}\n${await page.content()}`);
+            });
+          await page.waitForLoadState('networkidle');
+          const name = path
+            .replace(/^\//, '')
+            .replace(/[0-9a-f]{24}/, 'id')
+            .replace(/\//g, '-');
+          const shown = path.includes(dns.id)
+            ? `${name}-dns`
+            : path.includes(heartbeat.id)
+              ? `${name}-heartbeat`
+              : path.includes(window.id)
+                ? `${name}-window`
+                : name;
+          await page.screenshot({ path: `${ARTIFACTS}page-${shown}-${view}.png`, fullPage: true });
+          await page.evaluate(AXE_SOURCE);
+          const result = await page.evaluate(() => axe.run(document, { resultTypes: ['violations'] }));
+          const serious = result.violations
+            .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v: any) => `${path}: ${v.id}`);
+          expect(serious).toEqual([]);
+        }
+        // What the other types show: the heartbeat's ping URL as its target, and its schedule in the form.
+        await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}`);
+        await page
+          .getByText(heartbeat.settings.heartbeat.ping_url as string)
+          .first()
+          .waitFor();
+        await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}/edit`);
+        await expect(page.getByLabel('Expect a ping every (seconds)').inputValue()).resolves.toBe('86400');
+        await page.goto(`${c.baseUrl}/monitors/${dns.id}`);
+        await page.getByText('dns://example.com').first().waitFor();
+        expect(problems).toEqual([]);
+      };
+      // One view after the other: run at once, a page once waited 30 s for its heading (1 run in 10).
       for (const [view, options] of views) {
         const context = await browser.newContext(options);
         try {
-          const csrf = await signIn(context, c);
-          const onCall = await post(context, csrf, '/api/contacts', {
-            name: `On call ${view}`,
-            channel: 'email',
-            details: { email: 'oncall@example.com' },
-          });
-          // Notification rules with a step: its fields on the edit page, their summary on the monitor's.
-          const monitor = await post(context, csrf, '/api/monitors', {
-            name: `Pages ${view}`,
-            settings: { tcp: { url: 'tcp://db.example.com:5432' } },
-            regions: ['eu-west-1'],
-            notification_rules: {
-              delay_seconds: 120,
-              repeat_interval_seconds: 1800,
-              escalation: [{ after_seconds: 900, contacts: [onCall.id] }],
-            },
-          });
-          // The other types, each with its own settings in the form.
-          const dns = await post(context, csrf, '/api/monitors', {
-            name: `DNS ${view}`,
-            settings: { dns: { url: 'dns://example.com', record_type: 'MX' } },
-            regions: ['eu-west-1'],
-          });
-          const heartbeat = await post(context, csrf, '/api/monitors', {
-            name: `Backup job ${view}`,
-            settings: { heartbeat: { period: 86_400, grace: 3600 } },
-          });
-          const window = await post(context, csrf, '/api/maintenance_windows', {
-            name: `Weekly patching ${view}`,
-            monitors: [monitor.id],
-            starts_at: Math.floor(Date.now() / 1000) - 600,
-            rrule: 'FREQ=WEEKLY;BYDAY=MO,TH',
-            duration: 3600,
-            timezone: 'Europe/Berlin',
-          });
-          await post(context, csrf, '/api/regions', { id: `lab-${view}`, name: `Lab ${view}` });
-          const page = await context.newPage();
-          const problems: string[] = [];
-          page.on('console', (message) => {
-            if (message.type() === 'error') problems.push(message.text());
-          });
-          page.on('pageerror', (error) => problems.push(String(error)));
-          for (const path of [
-            '/monitors',
-            '/monitors/new',
-            `/monitors/${monitor.id}`,
-            `/monitors/${monitor.id}/edit`,
-            '/incidents',
-            '/contacts',
-            '/contacts/new',
-            '/status-pages',
-            '/status-pages/new',
-            '/settings',
-            `/monitors/${dns.id}`,
-            `/monitors/${heartbeat.id}`,
-            `/monitors/${heartbeat.id}/edit`,
-            '/maintenance',
-            '/maintenance/new',
-            `/maintenance/${window.id}`,
-            '/regions',
-          ]) {
-            await page.goto(c.baseUrl + path);
-            await page.locator('main h1').first().waitFor();
-            await page.waitForLoadState('networkidle');
-            const name = path
-              .replace(/^\//, '')
-              .replace(/[0-9a-f]{24}/, 'id')
-              .replace(/\//g, '-');
-            const shown = path.includes(dns.id)
-              ? `${name}-dns`
-              : path.includes(heartbeat.id)
-                ? `${name}-heartbeat`
-                : path.includes(window.id)
-                  ? `${name}-window`
-                  : name;
-            await page.screenshot({ path: `${ARTIFACTS}page-${shown}-${view}.png`, fullPage: true });
-            await page.evaluate(AXE_SOURCE);
-            const result = await page.evaluate(() => axe.run(document, { resultTypes: ['violations'] }));
-            const serious = result.violations
-              .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-              .map((v: any) => `${path}: ${v.id}`);
-            expect(serious).toEqual([]);
-          }
-          // What the other types show: the heartbeat's ping URL as its target, and its schedule in the form.
-          await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}`);
-          await page
-            .getByText(heartbeat.settings.heartbeat.ping_url as string)
-            .first()
-            .waitFor();
-          await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}/edit`);
-          await expect(page.getByLabel('Expect a ping every (seconds)').inputValue()).resolves.toBe('86400');
-          await page.goto(`${c.baseUrl}/monitors/${dns.id}`);
-          await page.getByText('dns://example.com').first().waitFor();
-          expect(problems).toEqual([]);
+          await one({ view, context, csrf: await signIn(context, c) });
         } finally {
           await context.close();
         }
