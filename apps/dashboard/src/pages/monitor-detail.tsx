@@ -240,10 +240,13 @@ export function MonitorDetail({ id }: { id: string }) {
         </p>
       )}
       <dl className="facts">
-        <div>
-          <dt>{heartbeat ? 'Ping URL' : 'Target'}</dt>
-          <dd className="wrap">{monitorUrl(m)}</dd>
-        </div>
+        {/* A heartbeat's address is its ping URL, shown once, in its own card below with a copy button. */}
+        {!heartbeat && (
+          <div>
+            <dt>Target</dt>
+            <dd className="wrap">{monitorUrl(m)}</dd>
+          </div>
+        )}
         <div>
           <dt>Type</dt>
           <dd>{monitorType(m)}</dd>
