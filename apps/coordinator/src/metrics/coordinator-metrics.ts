@@ -9,14 +9,6 @@ import {
   type RegionId,
   type ResultRegion,
 } from '#contracts';
-
-/**
- * The `region` label: a public region or the heartbeat pseudo-region as it is; every private
- * region as `private` (their ids are the accounts' own, unbounded; 0030-private-regions.md).
- */
-function regionLabel(region: ResultRegion): string {
-  return isRegionId(region) || region === 'heartbeat' ? region : 'private';
-}
 import {
   counter,
   latencyHistogram,
@@ -28,6 +20,14 @@ import {
 import { METRICS_REGISTRY } from '../core.module.js';
 import type { TransportFailure } from '../probing/probe-transport.js';
 import type { MonitorSeriesStore } from './monitor-series.js';
+
+/**
+ * The `region` label: a public region or the heartbeat pseudo-region as it is; every private
+ * region as `private` (their ids are the accounts' own, unbounded; 0030-private-regions.md).
+ */
+function regionLabel(region: ResultRegion): string {
+  return isRegionId(region) || region === 'heartbeat' ? region : 'private';
+}
 
 /** The coordinator's Prometheus metrics (names from libs/runtime/src/metrics.ts). */
 @Injectable()
