@@ -3,17 +3,27 @@ import { CLOCK, type Clock } from '#runtime';
 import type { MaintenanceWindowEntity } from './maintenance-window.entity.js';
 import { MaintenanceWindowsRepository } from './maintenance-windows.repository.js';
 import { MaintenanceWindowsService } from './maintenance-windows.service.js';
-import { appliesTo, windowAt, type WindowAt } from './windows.js';
+import { windowAt, type WindowAt } from './windows.js';
 
 /** Windows changed by another replica are seen within this long (this replica's changes at once). */
 export const CALENDAR_REFRESH_MS = 30_000;
 
 interface Cached {
   readonly window: MaintenanceWindowEntity;
+  /**
+   * The monitors it names as a set, or null for every monitor of the account: asked once per
+   * result ingested and per monitor of a summary, of windows naming up to 1000 monitors each.
+   */
+  readonly named: ReadonlySet<string> | null;
   at: WindowAt | null;
   computedAt: number;
   /** The answer holds until this instant (the next start or the end of the covering). */
   validUntil: number;
+}
+
+/** Whether the window applies to the monitor (appliesTo in windows.ts, over the cached set). */
+function names(cached: Cached, monitorId: string): boolean {
+  return cached.named === null || cached.named.has(monitorId);
 }
 
 /** A monitor covered by maintenance now: until when, and by which window. */
@@ -79,7 +89,7 @@ export class MaintenanceCalendar implements OnModuleInit, OnModuleDestroy {
   coverOf(accountId: string, monitorId: string, at: number): Cover | null {
     let cover: Cover | null = null;
     for (const cached of this.byAccount.get(accountId)?.values() ?? []) {
-      if (!appliesTo(cached.window.monitors, monitorId)) continue;
+      if (!names(cached, monitorId)) continue;
       const now = this.answer(cached, at);
       if (now.covers && now.coverEndsAt !== null && (cover === null || now.coverEndsAt > cover.endsAt)) {
         cover = { endsAt: now.coverEndsAt, windowId: cached.window.id };
@@ -94,7 +104,7 @@ export class MaintenanceCalendar implements OnModuleInit, OnModuleDestroy {
    */
   concerns(accountId: string, monitorId: string): boolean {
     for (const cached of this.byAccount.get(accountId)?.values() ?? []) {
-      if (appliesTo(cached.window.monitors, monitorId)) return true;
+      if (names(cached, monitorId)) return true;
     }
     return false;
   }
@@ -129,6 +139,7 @@ export class MaintenanceCalendar implements OnModuleInit, OnModuleDestroy {
   private put(window: MaintenanceWindowEntity, into: Map<string, Map<string, Cached>>): void {
     let windows = into.get(window.accountId);
     if (!windows) into.set(window.accountId, (windows = new Map<string, Cached>()));
-    windows.set(window.id, { window: { ...window }, at: null, computedAt: 0, validUntil: 0 });
+    const named = window.monitors.length === 0 ? null : new Set(window.monitors);
+    windows.set(window.id, { window: { ...window }, named, at: null, computedAt: 0, validUntil: 0 });
   }
 }
