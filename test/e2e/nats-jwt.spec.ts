@@ -10,7 +10,7 @@ import {
   accountUpdateSubject,
   privateAgentUser,
 } from '../../apps/coordinator/src/nats-auth/nats-jwt.js';
-import { ConfiguredNats, expectConfinedToRegion } from '../support/nats-secure.js';
+import { ConfiguredNats, expectConfinedToPublicWork, expectConfinedToRegion } from '../support/nats-secure.js';
 import { runCli } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 
@@ -122,6 +122,27 @@ const quiet = { log: () => undefined, warn: () => undefined, error: () => undefi
     // The server refuses it a public region, account B's office, work outside the queue group,
     // other heartbeats, its own region's work, and replies it was not asked for.
     await expectConfinedToRegion(nc, 'picket', ACCOUNT_A, ACCOUNT_B, 'office');
+  });
+
+  it("connects the public agents' creds to every public region's work and refuses them private regions'", async () => {
+    const coordinator = await link({ credsFile: files.coordinatorCreds }).whenConnected();
+    const nc: NatsConnection = await link({ credsFile: files.publicAgentCreds }).whenConnected();
+    nc.subscribe('picket.probe.*', {
+      queue: PROBE_QUEUE_GROUP,
+      callback: (_e, msg) => void msg.respond(msg.subject),
+    });
+    const beat = new Promise<string>((resolve) => {
+      coordinator.subscribe(subjects.heartbeat, { max: 1, callback: (_e, msg) => resolve(msg.subject) });
+    });
+    await coordinator.flush();
+    await nc.flush();
+    for (const region of ['eu-west-1', 'ap-southeast-2'] as const) {
+      const reply = await coordinator.request(subjects.probe(region), '{}', { timeout: 5000 });
+      expect(reply.string()).toBe(subjects.probe(region));
+    }
+    nc.publish(subjects.heartbeat, '{}');
+    await expect(beat).resolves.toBe(subjects.heartbeat);
+    await expectConfinedToPublicWork(nc, 'picket', ACCOUNT_A);
   });
 
   it('refuses an expired agent JWT, and connects the same user before its expiry', async () => {

@@ -192,6 +192,32 @@ function natsErrors(nc: NatsConnection) {
  * other heartbeats, publishing its own region's work, a reply it was not asked for — and
  * expects the server to refuse each (`Permissions Violation`).
  */
+/**
+ * As the shared agent user of public regions on `nc`, tries what lies outside public work —
+ * a private region's work, work outside the queue group, a private heartbeat, publishing
+ * probe work, a reply it was not asked for — and expects the server to refuse each.
+ */
+export async function expectConfinedToPublicWork(nc: NatsConnection, prefix: string, accountId: string): Promise<void> {
+  const subjects = subjectsFor(prefix);
+  const { onError, all, reported } = natsErrors(nc);
+  nc.subscribe(subjects.privateProbe(accountId, 'office'), { queue: PROBE_QUEUE_GROUP, callback: onError });
+  nc.subscribe(subjects.probe('eu-west-1'), { callback: onError }); // outside the queue group
+  nc.publish(subjects.privateHeartbeat(accountId, 'office'), '{}');
+  nc.publish(subjects.probe('eu-west-1'), '{}');
+  nc.publish('_INBOX.forged', '{}');
+  await nc.flush();
+  const expected = [
+    ...[subjects.privateProbe(accountId, 'office'), subjects.probe('eu-west-1')].map(
+      (subject) => `Permissions Violation for Subscription to "${subject}"`,
+    ),
+    ...[subjects.privateHeartbeat(accountId, 'office'), subjects.probe('eu-west-1'), '_INBOX.forged'].map(
+      (subject) => `Permissions Violation for Publish to "${subject}"`,
+    ),
+  ];
+  await reported(expected);
+  for (const line of expected) expect(all()).toContain(line);
+}
+
 export async function expectConfinedToRegion(
   nc: NatsConnection,
   prefix: string,

@@ -13,6 +13,7 @@ export const NATS_INIT_FILES = {
   accountJwt: 'picket-account.jwt',
   accountSigningSeed: 'account-signing.nk',
   coordinatorCreds: 'coordinator.creds',
+  publicAgentCreds: 'agent.creds',
   resolverDir: 'jwt',
 } as const;
 
@@ -46,6 +47,7 @@ export async function natsInit(dir: string): Promise<Record<string, unknown>> {
     accountJwt: material.account.jwt,
     accountSigningSeed: material.accountSigningSeed,
     coordinatorCreds: material.coordinatorCreds,
+    publicAgentCreds: material.publicAgentCreds,
   };
   mkdirSync(root, { recursive: true, mode: 0o700 });
   mkdirSync(path(NATS_INIT_FILES.resolverDir), { mode: 0o700 });
@@ -59,6 +61,7 @@ export async function natsInit(dir: string): Promise<Record<string, unknown>> {
     dir: root,
     config: path(NATS_INIT_FILES.config),
     coordinator_creds: path(NATS_INIT_FILES.coordinatorCreds),
+    agent_creds: path(NATS_INIT_FILES.publicAgentCreds),
     account_signing_key: path(NATS_INIT_FILES.accountSigningSeed),
     operator_public_key: material.operator.publicKey,
     system_account_public_key: material.systemAccount.publicKey,

@@ -5,6 +5,7 @@ import {
   createNatsAuthMaterial,
   privateAgentPermissions,
   privateAgentUser,
+  publicAgentPermissions,
   REPLY_WINDOW_NANOS,
 } from './nats-jwt.js';
 
@@ -26,6 +27,19 @@ describe('privateAgentPermissions', () => {
   );
 });
 
+describe('publicAgentPermissions', () => {
+  it.each([
+    ['picket', 'picket.probe.* picket-agents', 'picket.agents.heartbeat'],
+    ['acme.picket', 'acme.picket.probe.* picket-agents', 'acme.picket.agents.heartbeat'],
+  ])('%s: every public region in the queue group, the public heartbeat, one reply each', (prefix, sub, pub) => {
+    expect(publicAgentPermissions(prefix)).toEqual({
+      pub: { allow: [pub] },
+      sub: { allow: [sub] },
+      resp: { max: 1, ttl: REPLY_WINDOW_NANOS },
+    });
+  });
+});
+
 describe('NATS JWT material', () => {
   it('chains operator → accounts (signed by the operator signing key) → users (signed by the account signing key)', async () => {
     const m = await createNatsAuthMaterial();
@@ -37,6 +51,14 @@ describe('NATS JWT material', () => {
     expect(account).toMatchObject({ iss: operatorSigner, sub: m.account.publicKey });
     expect(account.nats.limits).toMatchObject({ conn: -1, subs: -1 });
     expect(decode<Account>(m.systemAccount.jwt).iss).toBe(operatorSigner);
+    // The public agents' shared user: signed by the account signing key, the agent user's rights.
+    const publicAgentJwt = /-----BEGIN NATS USER JWT-----\n(.+)\n/.exec(m.publicAgentCreds)![1]!;
+    const publicAgent = decode<User>(publicAgentJwt);
+    expect(account.nats.signing_keys).toContain(publicAgent.iss);
+    expect(publicAgent.nats).toMatchObject({
+      issuer_account: m.account.publicKey,
+      ...publicAgentPermissions('picket'),
+    });
 
     const expiresAt = new Date('2030-01-02T03:04:05Z');
     const agent = await privateAgentUser({

@@ -38,6 +38,8 @@ export interface NatsAuthMaterial {
   /** The key the coordinator signs agents' user JWTs with (an account signing key). */
   accountSigningSeed: string;
   coordinatorCreds: string;
+  /** The user every agent of public regions shares (publicAgentPermissions, default subject prefix). */
+  publicAgentCreds: string;
 }
 
 /** An account's limits: none (the JWT default is zero connections and subscriptions); no JetStream. */
@@ -85,6 +87,8 @@ export async function createNatsAuthMaterial(operatorName = 'picket'): Promise<N
   );
   const systemUser = createUser();
   const coordinator = createUser();
+  const publicAgent = createUser();
+  const byAccountSigner = { signer: accountSigner };
   return {
     operator: { publicKey: operator.getPublicKey(), seed: seedOf(operator), jwt: operatorJwt },
     operatorSigningSeed: seedOf(operatorSigner),
@@ -93,9 +97,37 @@ export async function createNatsAuthMaterial(operatorName = 'picket'): Promise<N
     account: { publicKey: account.getPublicKey(), seed: seedOf(account), jwt: accountJwt },
     accountSigningSeed: seedOf(accountSigner),
     coordinatorCreds: credsText(
-      await encodeUser('picket-coordinator', coordinator, account.getPublicKey(), {}, { signer: accountSigner }),
+      await encodeUser('picket-coordinator', coordinator, account.getPublicKey(), {}, byAccountSigner),
       coordinator,
     ),
+    publicAgentCreds: credsText(
+      await encodeUser(
+        'picket-agent',
+        publicAgent,
+        account.getPublicKey(),
+        publicAgentPermissions(DEFAULT_SUBJECT_PREFIX),
+        byAccountSigner,
+      ),
+      publicAgent,
+    ),
+  };
+}
+
+/** The subject prefix `nats init` writes the public agents' permissions for (NATS_SUBJECT_PREFIX's default). */
+export const DEFAULT_SUBJECT_PREFIX = 'picket';
+
+/**
+ * What an agent of public regions may do, as the `agent` user of `deploy/nats/picket-auth.conf`:
+ * receive any public region's probe requests in the agents' queue group, beat on the public
+ * heartbeat subject, and answer the requests it received. Private regions' subjects are not
+ * among them (they are `<prefix>.private.…`, not `<prefix>.probe.<region>`).
+ */
+export function publicAgentPermissions(prefix: string): Pick<UserPermissionsLimits, 'pub' | 'sub' | 'resp'> {
+  const subjects = subjectsFor(prefix);
+  return {
+    pub: { allow: [subjects.heartbeat] },
+    sub: { allow: [`${prefix}.probe.* ${PROBE_QUEUE_GROUP}`] },
+    resp: { max: 1, ttl: REPLY_WINDOW_NANOS },
   };
 }
 
