@@ -12,7 +12,7 @@ import {
   type KeyPair,
   type UserPermissionsLimits,
 } from '@nats-io/jwt';
-import { PROBE_QUEUE_GROUP, subjectsFor } from '#contracts';
+import { DEFAULT_SUBJECT_PREFIX, PROBE_QUEUE_GROUP, subjectsFor } from '#contracts';
 
 /**
  * NATS decentralised (JWT) authentication material for private regions
@@ -38,7 +38,7 @@ export interface NatsAuthMaterial {
   /** The key the coordinator signs agents' user JWTs with (an account signing key). */
   accountSigningSeed: string;
   coordinatorCreds: string;
-  /** The user every agent of public regions shares (publicAgentPermissions, default subject prefix). */
+  /** The user every agent of public regions shares (publicAgentPermissions for NATS_SUBJECT_PREFIX's default). */
   publicAgentCreds: string;
 }
 
@@ -112,9 +112,6 @@ export async function createNatsAuthMaterial(operatorName = 'picket'): Promise<N
     ),
   };
 }
-
-/** The subject prefix `nats init` writes the public agents' permissions for (NATS_SUBJECT_PREFIX's default). */
-export const DEFAULT_SUBJECT_PREFIX = 'picket';
 
 /**
  * What an agent of public regions may do, as the `agent` user of `deploy/nats/picket-auth.conf`:
