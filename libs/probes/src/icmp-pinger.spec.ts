@@ -297,7 +297,9 @@ describe('IcmpPinger matching (stand-in socket)', () => {
   it('wraps sequence numbers at 16 bits and never reuses one still in flight', async () => {
     const fake = new FakeRawSocketModule();
     const pinger = new IcmpPinger({ rawSocket: fake });
-    const held = track(pinger.ping('127.0.0.1', 4, patience()));
+    // Held in flight for the whole test, with no deadline of its own: the 65,546 pings below took
+    // over patience()'s 10 s on a loaded CI machine, and the held one timed out.
+    const held = track(pinger.ping('127.0.0.1', 4, new AbortController().signal));
     await waitFor(() => fake.sent.length === 1);
     const heldSequence = sequenceOf(fake.sent[0] as SentDatagram);
 
