@@ -11,6 +11,8 @@ import {
   privateAgentUser,
 } from '../../apps/coordinator/src/nats-auth/nats-jwt.js';
 import { ConfiguredNats, expectConfinedToPublicWork, expectConfinedToRegion } from '../support/nats-secure.js';
+import { startCoordinator } from '../support/coordinator.js';
+import { testDatabases, withTestSecretsKey } from '../support/databases.js';
 import { runCli } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 
@@ -144,6 +146,70 @@ const quiet = { log: () => undefined, warn: () => undefined, error: () => undefi
     await expect(beat).resolves.toBe(subjects.heartbeat);
     await expectConfinedToPublicWork(nc, 'picket', ACCOUNT_A);
   });
+
+  it("nats agent-creds writes a private agent's creds for a region the account owns, confined to it", async () => {
+    const db = await testDatabases()[0]!.create();
+    const c = await startCoordinator(db.url);
+    try {
+      const { accountId, client } = await c.newAccount('jwt');
+      expect((await client.post('/api/regions', { id: 'office', name: 'Office' })).status).toBe(201);
+      const env = withTestSecretsKey({ ...process.env, DATABASE_URL: db.url });
+      const out = join(dir, 'office-cli.creds');
+      const args = (region: string, agent: string, file = out) => [
+        'nats',
+        'agent-creds',
+        '--dir',
+        dir,
+        '--account',
+        accountId,
+        '--region',
+        region,
+        '--agent',
+        agent,
+        '--out',
+        file,
+      ];
+      const issued = await runCli(args('office', 'office-cli-1'), env);
+      expect({ code: issued.code, stderr: issued.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(issued.stdout)).toEqual({
+        agent: 'office-cli-1',
+        account_id: accountId,
+        region: 'office',
+        user_public_key: expect.stringMatching(/^U[A-Z2-7]{55}$/),
+        creds: out,
+      });
+      expect(statSync(out).mode & 0o777).toBe(0o600);
+
+      const coordinator = await link({ credsFile: files.coordinatorCreds }).whenConnected();
+      const nc: NatsConnection = await link({ credsFile: out }).whenConnected();
+      nc.subscribe(subjects.privateProbe(accountId, 'office'), {
+        queue: PROBE_QUEUE_GROUP,
+        callback: (_e, msg) => void msg.respond('done'),
+      });
+      await nc.flush();
+      const reply = await coordinator.request(subjects.privateProbe(accountId, 'office'), '{}', { timeout: 5000 });
+      expect(reply.string()).toBe('done');
+      await expectConfinedToRegion(nc, 'picket', accountId, ACCOUNT_B, 'office');
+
+      // Refused: a region the account does not own, an existing file, a bad agent id.
+      const refusals = await Promise.all([
+        runCli(args('lab', 'lab-1', join(dir, 'lab.creds')), env),
+        runCli(args('office', 'office-cli-2'), env),
+        runCli(args('office', 'no spaces', join(dir, 'bad.creds')), env),
+      ]);
+      expect(refusals.map((r) => [r.code, r.stdout])).toEqual([
+        [1, ''],
+        [1, ''],
+        [2, ''],
+      ]);
+      expect(refusals[0].stderr).toContain('has no private region "lab"');
+      expect(refusals[1].stderr).toContain('refusing to overwrite');
+      expect(refusals[2].stderr).toContain('--agent');
+    } finally {
+      await c.close();
+      await db.drop();
+    }
+  }, 120_000);
 
   it('refuses an expired agent JWT, and connects the same user before its expiry', async () => {
     const expired = await agentCreds('office-a-expired', new Date(Date.now() - 60_000));

@@ -8,6 +8,7 @@ import { CoreModule } from '../core.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { ENTITIES } from '../entities.js';
 import { SecretsModule } from '../secrets/secrets.module.js';
+import { PrivateRegionsRepository } from '../regions/private-regions.repository.js';
 import { UsersModule } from '../users/users.module.js';
 
 /** What the admin CLI needs: the same database (migrated on open) and services as the server. */
@@ -25,6 +26,8 @@ export class CliModule {
         AgentsModule,
         UsersModule,
       ],
+      // The private regions' table alone (nats agent-creds), not the regions' controllers.
+      providers: [PrivateRegionsRepository],
     };
   }
 }

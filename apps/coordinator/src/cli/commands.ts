@@ -16,7 +16,9 @@ import { emailAddress } from '../contacts/channels.js';
 import { isRole, ROLES } from '../users/roles.js';
 import type { UserEntity } from '../users/user.entity.js';
 import { UsersService } from '../users/users.service.js';
-import { natsInit, NatsInitRefused } from '../nats-auth/nats-init.js';
+import { natsInit, NatsInitRefused, writeAgentCreds } from '../nats-auth/nats-init.js';
+import { CoordinatorConfig } from '../config.js';
+import { PrivateRegionsRepository } from '../regions/private-regions.repository.js';
 
 /** A user as the CLI prints it: never the password hash. */
 const userRow = (u: UserEntity) => ({
@@ -55,6 +57,9 @@ function required(flags: Flags, name: string): string {
   if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
   return value;
 }
+
+/** An agent id, as AGENT_ID allows it. */
+const AGENT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** The admin commands; each prints one JSON object on one line. */
 export const COMMANDS: Record<string, Command> = {
@@ -236,7 +241,38 @@ export const COMMANDS: Record<string, Command> = {
       return { key_id: app.get(SecretBox).currentKeyId, resealed: resealed + sealed, sealed_by_key: byKey };
     },
   },
+  'nats agent-creds': {
+    usage: 'nats agent-creds --dir <dir> --account <id> --region <id> --agent <agent id> --out <file>',
+    flags: ['dir', 'account', 'region', 'agent', 'out'],
+    /**
+     * Creds for one agent of an account's private region, from `nats init`'s material: the server
+     * confines it to that region (docs/decisions/0030-private-regions.md). Until enrollment tokens
+     * exist, this is how an operator gives a private agent credentials of its own.
+     */
+    async run(app, flags) {
+      const [dir, accountId, region, agent, out] = ['dir', 'account', 'region', 'agent', 'out'].map((f) =>
+        required(flags, f),
+      ) as [string, string, string, string, string];
+      if (!AGENT_NAME.test(agent))
+        throw new UsageError('--agent must be 1-64 letters, digits, dots, dashes or underscores');
+      if (!(await app.get(PrivateRegionsRepository).findOne(accountId, region))) {
+        throw new CommandError(`account ${accountId} has no private region "${region}"`);
+      }
+      const prefix = app.get(CoordinatorConfig).NATS_SUBJECT_PREFIX;
+      return refusedAsCommandError(() => writeAgentCreds({ dir, prefix, accountId, region, agent, out }));
+    },
+  },
 };
+
+/** Refusals of the NATS material helpers as the CLI's refusals (exit 1, the message alone). */
+async function refusedAsCommandError<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof NatsInitRefused) throw new CommandError(error.message);
+    throw error;
+  }
+}
 
 /** The commands that run without the application (no DATABASE_URL needed). */
 export const OFFLINE_COMMANDS: Record<string, OfflineCommand> = {
@@ -246,12 +282,7 @@ export const OFFLINE_COMMANDS: Record<string, OfflineCommand> = {
     offline: true,
     /** NATS JWT material for private regions' agents (docs/decisions/0030-private-regions.md). */
     async run(flags) {
-      try {
-        return await natsInit(required(flags, 'dir'));
-      } catch (error) {
-        if (error instanceof NatsInitRefused) throw new CommandError(error.message);
-        throw error;
-      }
+      return refusedAsCommandError(() => natsInit(required(flags, 'dir')));
     },
   },
 };

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createNatsAuthMaterial, natsServerConfig } from './nats-jwt.js';
+import { decode } from '@nats-io/jwt';
+import { createNatsAuthMaterial, natsServerConfig, privateAgentUser } from './nats-jwt.js';
 
 /** The files `nats init` writes, by role, relative to its directory. */
 export const NATS_INIT_FILES = {
@@ -66,5 +67,53 @@ export async function natsInit(dir: string): Promise<Record<string, unknown>> {
     operator_public_key: material.operator.publicKey,
     system_account_public_key: material.systemAccount.publicKey,
     account_public_key: material.account.publicKey,
+  };
+}
+
+export interface AgentCredsRequest {
+  /** The directory `nats init` wrote. */
+  dir: string;
+  /** NATS_SUBJECT_PREFIX of the coordinators and agents. */
+  prefix: string;
+  accountId: string;
+  region: string;
+  /** The agent's id, named in its JWT. */
+  agent: string;
+  /** Where to write the creds file (0600, never over an existing file). */
+  out: string;
+}
+
+/**
+ * A private region's agent's creds, signed with the account signing key `nats init` wrote:
+ * the server lets the agent take that region's work and nothing else
+ * (docs/decisions/0030-private-regions.md). The caller has checked that the account owns the
+ * region. Returns what to keep to revoke it later: the user's public key.
+ */
+export async function writeAgentCreds(request: AgentCredsRequest): Promise<Record<string, unknown>> {
+  const root = resolve(request.dir);
+  const read = (name: string) => {
+    const file = join(root, name);
+    if (!existsSync(file)) throw new NatsInitRefused(`${file} is missing: run nats init --dir ${root} first`);
+    return readFileSync(file, 'utf8');
+  };
+  const accountPublicKey = decode(read(NATS_INIT_FILES.accountJwt).trim()).sub;
+  const signingSeed = read(NATS_INIT_FILES.accountSigningSeed);
+  const out = resolve(request.out);
+  if (existsSync(out)) throw new NatsInitRefused(`${out} exists: refusing to overwrite`);
+  const user = await privateAgentUser({
+    prefix: request.prefix,
+    accountId: request.accountId,
+    region: request.region,
+    name: request.agent,
+    accountPublicKey,
+    signingSeed,
+  });
+  writeFileSync(out, `${user.creds.trim()}\n`, { mode: 0o600, flag: 'wx' });
+  return {
+    agent: request.agent,
+    account_id: request.accountId,
+    region: request.region,
+    user_public_key: user.publicKey,
+    creds: out,
   };
 }
