@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { decode, type Account } from '@nats-io/jwt';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -219,6 +220,30 @@ const quiet = { log: () => undefined, warn: () => undefined, error: () => undefi
     expect(refused.connected).toBe(false);
     const valid = await agentCreds('office-a-valid', new Date(Date.now() + 3_600_000));
     await expect(link({ credsFile: valid.path }).whenConnected()).resolves.toBeDefined();
+  });
+
+  it('nats revoke saves the revocation in the account JWT, pushes it, and the agent is disconnected and refused', async () => {
+    const agent = await agentCreds('office-a-cli-revoked');
+    const revoked = link({ credsFile: agent.path });
+    await revoked.whenConnected();
+    const env = { ...process.env, NATS_URL: url };
+    const bad = await runCli(['nats', 'revoke', '--dir', dir, '--user', 'not-a-key'], env);
+    expect([bad.code, bad.stdout]).toEqual([2, '']);
+    const run = await runCli(['nats', 'revoke', '--dir', dir, '--user', agent.publicKey], env);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toEqual({
+      revoked: agent.publicKey,
+      account_public_key: accountPublicKey,
+      pushed: true,
+    });
+    await waitFor('the revoked agent to be disconnected', async () => (revoked.connected ? undefined : true));
+    const again = link({ credsFile: agent.path });
+    await waitFor('a new connection to be refused', async () => (again.lastError ? true : undefined));
+    expect(again.lastError).toBe('Authorization Violation');
+    // Saved where the next revocation starts from.
+    const saved = decode<Account>(readFileSync(files.accountJwt, 'utf8').trim());
+    expect(Object.keys(saved.nats.revocations ?? {})).toContain(agent.publicKey);
+    expect(statSync(files.accountJwt).mode & 0o777).toBe(0o600);
   });
 
   it('disconnects a revoked agent once the account JWT listing it is pushed, and refuses it afterwards', async () => {

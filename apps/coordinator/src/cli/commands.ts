@@ -17,6 +17,9 @@ import { isRole, ROLES } from '../users/roles.js';
 import type { UserEntity } from '../users/user.entity.js';
 import { UsersService } from '../users/users.service.js';
 import { natsInit, NatsInitRefused, writeAgentCreds } from '../nats-auth/nats-init.js';
+import { revokeNatsUser, USER_PUBLIC_KEY } from '../nats-auth/nats-revoke.js';
+import { natsSecurityOf } from '#runtime';
+import { loadCoordinatorConfig } from '../config.js';
 import { CoordinatorConfig } from '../config.js';
 import { PrivateRegionsRepository } from '../regions/private-regions.repository.js';
 
@@ -283,6 +286,36 @@ export const OFFLINE_COMMANDS: Record<string, OfflineCommand> = {
     /** NATS JWT material for private regions' agents (docs/decisions/0030-private-regions.md). */
     async run(flags) {
       return refusedAsCommandError(() => natsInit(required(flags, 'dir')));
+    },
+  },
+  'nats revoke': {
+    usage: 'nats revoke --dir <dir> --user <user public key>',
+    flags: ['dir', 'user'],
+    offline: true,
+    /**
+     * Revokes an agent's NATS user (the user_public_key `nats agent-creds` printed): saved in the
+     * account JWT of `--dir`, pushed to the servers at NATS_URL with the system user, which
+     * disconnect it and refuse it from then on (docs/decisions/0030-private-regions.md).
+     */
+    async run(flags) {
+      const dir = required(flags, 'dir');
+      const user = required(flags, 'user');
+      if (!USER_PUBLIC_KEY.test(user))
+        throw new UsageError('--user must be a NATS user public key (U followed by 55 characters)');
+      const config = loadCoordinatorConfig(process.env);
+      if (!config.NATS_URL) throw new UsageError('NATS_URL is required: the servers to push the revocation to');
+      const natsUrl = config.NATS_URL;
+      return refusedAsCommandError(() =>
+        revokeNatsUser({
+          dir,
+          user,
+          natsUrl,
+          security: natsSecurityOf(config),
+          now: new Date(),
+          // NATS_CONNECT_TIMEOUT_SECONDS=0, its default, retries forever: a command gives up after 10 s instead.
+          connectTimeoutSeconds: config.NATS_CONNECT_TIMEOUT_SECONDS || 10,
+        }),
+      );
     },
   },
 };
