@@ -13,7 +13,7 @@ import {
   mergeHistograms,
   type Histogram,
 } from './histogram.js';
-import { combine, dayOf, dayStart, type Figures } from './stats.js';
+import { dayOf, dayStart, type Figures } from './stats.js';
 
 /** A result ready to store (built by the ResultsWriter from a ProbeResult). */
 export type NewCheckResult = Omit<CheckResultEntity, 'monitor'>;
@@ -590,26 +590,19 @@ export class CheckResultsRepository {
       .where('m.account_id = :accountId', { accountId })
       .andWhere('r.checked_at >= :from AND r.checked_at <= :to', { from, to })
       .andWhere(OUTSIDE_MAINTENANCE);
+    // The instant `to` belongs to the last slice: clamped in the grouping itself, so a result at
+    // `to` (one slice past the last when the window is whole slices) is counted in that slice.
+    const last = Math.max(0, Math.ceil((to - from) / bucketSeconds) - 1);
+    const slice = `(r.checked_at - ${Math.trunc(from)}) / ${Math.trunc(bucketSeconds)}`;
     const rows = await this.aggregate(qb, ['monitor_id'], {
       alias: 'bucket',
-      expression: `(r.checked_at - ${Math.trunc(from)}) / ${Math.trunc(bucketSeconds)}`,
+      expression: `CASE WHEN ${slice} > ${last} THEN ${last} ELSE ${slice} END`,
     });
-    // A result at `to` itself, when the window is whole slices, is grouped as a slice of its own
-    // past the last: it is added to the last one, not returned as a second row for that slice.
-    const last = Math.max(0, Math.ceil((to - from) / bucketSeconds) - 1);
-    const slices = new Map<string, { monitorId: string; bucket: number; parts: Figures[] }>();
-    for (const row of rows) {
-      const monitorId = row.monitor_id ?? '';
-      const bucket = Math.min(last, Number(row.bucket));
-      const key = `${monitorId} ${bucket}`;
-      const slice = slices.get(key) ?? { monitorId, bucket, parts: [] };
-      slice.parts.push(figuresOf(row, null));
-      slices.set(key, slice);
-    }
-    return [...slices.values()].map(({ monitorId, bucket, parts }) => {
-      const { histogram: _none, ...figures } = parts.length === 1 ? parts[0]! : combine(parts);
-      return { monitorId, bucket, ...figures, p95ResponseMs: null };
-    });
+    return rows.map((row) => ({
+      monitorId: row.monitor_id ?? '',
+      bucket: Number(row.bucket),
+      ...figuresOf(row, null),
+    }));
   }
 
   /**
