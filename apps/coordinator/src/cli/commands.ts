@@ -19,8 +19,7 @@ import { UsersService } from '../users/users.service.js';
 import { natsInit, NatsInitRefused, writeAgentCreds } from '../nats-auth/nats-init.js';
 import { revokeNatsUser, USER_PUBLIC_KEY } from '../nats-auth/nats-revoke.js';
 import { natsSecurityOf } from '#runtime';
-import { loadCoordinatorConfig } from '../config.js';
-import { CoordinatorConfig } from '../config.js';
+import { CoordinatorConfig, loadCoordinatorConfig } from '../config.js';
 import { PrivateRegionsRepository } from '../regions/private-regions.repository.js';
 
 /** A user as the CLI prints it: never the password hash. */

@@ -70,6 +70,14 @@ export async function natsInit(dir: string): Promise<Record<string, unknown>> {
   };
 }
 
+/** The path of one of the files `nats init` wrote in `dir`; refused when it is not there. */
+export function initFile(dir: string, name: string): string {
+  const root = resolve(dir);
+  const file = join(root, name);
+  if (!existsSync(file)) throw new NatsInitRefused(`${file} is missing: run nats init --dir ${root} first`);
+  return file;
+}
+
 export interface AgentCredsRequest {
   /** The directory `nats init` wrote. */
   dir: string;
@@ -90,12 +98,7 @@ export interface AgentCredsRequest {
  * region. Returns what to keep to revoke it later: the user's public key.
  */
 export async function writeAgentCreds(request: AgentCredsRequest): Promise<Record<string, unknown>> {
-  const root = resolve(request.dir);
-  const read = (name: string) => {
-    const file = join(root, name);
-    if (!existsSync(file)) throw new NatsInitRefused(`${file} is missing: run nats init --dir ${root} first`);
-    return readFileSync(file, 'utf8');
-  };
+  const read = (name: string) => readFileSync(initFile(request.dir, name), 'utf8');
   const accountPublicKey = decode(read(NATS_INIT_FILES.accountJwt).trim()).sub;
   const signingSeed = read(NATS_INIT_FILES.accountSigningSeed);
   const out = resolve(request.out);

@@ -1,8 +1,7 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { decode } from '@nats-io/jwt';
 import { NatsLink, type NatsSecurity } from '#runtime';
-import { NATS_INIT_FILES, NatsInitRefused } from './nats-init.js';
+import { initFile, NATS_INIT_FILES, NatsInitRefused } from './nats-init.js';
 import { accountJwtRevoking, accountUpdateSubject } from './nats-jwt.js';
 
 /** A NATS user's public key (what `nats agent-creds` prints as user_public_key). */
@@ -31,13 +30,9 @@ const quiet = { log: () => undefined, warn: () => undefined, error: () => undefi
  * A push that fails leaves the saved JWT in place: running the command again pushes it.
  */
 export async function revokeNatsUser(request: RevokeRequest): Promise<Record<string, unknown>> {
-  const root = resolve(request.dir);
-  const path = (name: string) => {
-    const file = join(root, name);
-    if (!existsSync(file)) throw new NatsInitRefused(`${file} is missing: run nats init --dir ${root} first`);
-    return file;
-  };
+  const path = (name: string) => initFile(request.dir, name);
   const accountFile = path(NATS_INIT_FILES.accountJwt);
+  const systemCreds = path(NATS_INIT_FILES.systemCreds); // missing: refused before anything is saved
   const current = readFileSync(accountFile, 'utf8').trim();
   const accountPublicKey = decode(current).sub;
   const updated = await accountJwtRevoking(
@@ -55,7 +50,7 @@ export async function revokeNatsUser(request: RevokeRequest): Promise<Record<str
   const givenUp = new Promise<never>((_resolve, reject) => (gaveUp = reject));
   const link = new NatsLink(request.natsUrl, 'picket-cli', quiet, {
     connectTimeoutSeconds: request.connectTimeoutSeconds,
-    security: { ...tls, credsFile: path(NATS_INIT_FILES.systemCreds) },
+    security: { ...tls, credsFile: systemCreds },
     onGiveUp: (message) => gaveUp(new NatsInitRefused(`${message}; the revocation is saved, run the command again`)),
   });
   link.start();
