@@ -68,6 +68,15 @@ class Harness {
     });
   }
 
+  /** Waits until the monitor's last_status is `status`. */
+  async waitForStatus(id: string, status: string, timeoutMs?: number): Promise<void> {
+    await waitFor(
+      `monitor ${status}`,
+      async () => ((await this.api.get(`/api/monitors/${id}`)).body.data.last_status === status ? true : undefined),
+      timeoutMs,
+    );
+  }
+
   at(path: string, event: string) {
     return this.arrivals.filter((a) => a.path === path && a.event === event);
   }
@@ -127,10 +136,9 @@ describe('notification rules through coordinator kills', () => {
         });
         expect(created.status).toBe(201);
         const id = created.body.data.id as string;
-        const status = async () => (await h.api.get(`/api/monitors/${id}`)).body.data.last_status as string;
-        await waitFor('up', async () => ((await status()) === 'up' ? true : undefined));
+        await h.waitForStatus(id, 'up');
         target.mode = 'fail';
-        await waitFor('down', async () => ((await status()) === 'down' ? true : undefined), 60_000);
+        await h.waitForStatus(id, 'down', 60_000);
         const [incident] = (await h.api.get('/api/incidents')).body.data.incidents as {
           id: string;
           started_at: number;
@@ -161,7 +169,7 @@ describe('notification rules through coordinator kills', () => {
         );
         expect(h.at('/escalated', 'monitor.down')[0]!.at).toBeGreaterThanOrEqual(startedAt + STEP * 1000);
         target.mode = 'ok';
-        await waitFor('up', async () => ((await status()) === 'up' ? true : undefined), 60_000);
+        await h.waitForStatus(id, 'up', 60_000);
         await waitFor('both ups', async () =>
           h.at('/main', 'monitor.up').length > 0 && h.at('/escalated', 'monitor.up').length > 0 ? true : undefined,
         );
@@ -207,12 +215,11 @@ describe('notification rules through coordinator kills', () => {
           notification_rules: { delay_seconds: 3600 },
         });
         const id = created.body.data.id as string;
-        const status = async () => (await h.api.get(`/api/monitors/${id}`)).body.data.last_status as string;
-        await waitFor('up', async () => ((await status()) === 'up' ? true : undefined));
+        await h.waitForStatus(id, 'up');
         target.mode = 'fail';
-        await waitFor('down', async () => ((await status()) === 'down' ? true : undefined), 60_000);
+        await h.waitForStatus(id, 'down', 60_000);
         target.mode = 'ok';
-        await waitFor('up again', async () => ((await status()) === 'up' ? true : undefined), 60_000);
+        await h.waitForStatus(id, 'up', 60_000);
         await new Promise((r) => setTimeout(r, 3000));
         expect(arrivals.filter((a) => a.path === '/short')).toEqual([]);
         const incidents = (await h.api.get(`/api/incidents?resolved=true`)).body.data.incidents as {
