@@ -989,12 +989,12 @@ describe('dashboard', () => {
             .map((v: any) => `${path}: ${v.id}`);
           expect(serious).toEqual([]);
         }
-        // What the other types show: the heartbeat's ping URL as its target, and its schedule in the form.
+        // What the other types show: the heartbeat's ping URL once, in its card (with the copy
+        // button; not also among the facts), and its schedule in the form.
         await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}`);
-        await page
-          .getByText(heartbeat.settings.heartbeat.ping_url as string)
-          .first()
-          .waitFor();
+        const pingUrl = heartbeat.settings.heartbeat.ping_url as string;
+        await page.getByRole('region', { name: 'Ping URL' }).getByText(pingUrl, { exact: true }).waitFor();
+        await expect(page.locator('dl.facts').getByText(pingUrl).count()).resolves.toBe(0);
         await page.goto(`${c.baseUrl}/monitors/${heartbeat.id}/edit`);
         await expect(page.getByLabel('Expect a ping every (seconds)').inputValue()).resolves.toBe('86400');
         await page.goto(`${c.baseUrl}/monitors/${dns.id}`);
