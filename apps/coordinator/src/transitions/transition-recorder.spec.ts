@@ -60,8 +60,12 @@ describe('TransitionRecorder (status changes through a database outage)', () => 
     await recorder.record(change('m1', 'up', 12));
     expect(recorder.pending).toBe(3);
     expect(store.written).toEqual([]);
-    await new Promise((r) => setTimeout(r, 30)); // several retries fail meanwhile
-    expect(store.attempts).toBeGreaterThan(4);
+    // several retries fail meanwhile (waited for, not timed: a loaded machine retries slower)
+    await waitFor('retries against the unreachable database', () =>
+      Promise.resolve(store.attempts > 4 ? true : undefined),
+    );
+    expect(store.written).toEqual([]);
+    expect(recorder.pending).toBe(3);
     store.mode = 'up';
     await recorder.idle();
     expect(store.written).toEqual(['m1:down@10', 'm2:down@11', 'm1:up@12']);
