@@ -258,8 +258,7 @@ const quiet = { log: () => undefined, warn: () => undefined, error: () => undefi
     const updated = await accountJwtRevoking(
       readFileSync(files.accountJwt, 'utf8').trim(),
       readFileSync(files.operatorSigningSeed, 'utf8'),
-      agent.publicKey,
-      new Date(),
+      { [agent.publicKey]: Math.floor(Date.now() / 1000) },
     );
     const answer = await system.request(accountUpdateSubject(accountPublicKey), updated, { timeout: 5000 });
     expect(answer.json()).toMatchObject({ data: { code: 200 } });

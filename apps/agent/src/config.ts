@@ -1,8 +1,11 @@
 import { Expose, Transform } from 'class-transformer';
 import { ArrayMinSize, IsIn, IsInt, IsIP, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import {
   DEFAULT_SUBJECT_PREFIX,
+  enrollTokenUser,
   isRegionId,
   PRIVATE_REGION_ID_PATTERN,
   REGION_IDS,
@@ -46,6 +49,17 @@ export class AgentConfig extends NatsEnv {
   @IsOptional()
   @Matches(PRIVATE_REGION_PATTERN, { message: 'must be <account id>/<private region id>' })
   AGENT_PRIVATE_REGION?: string;
+
+  /**
+   * A one-time enrollment token of the private region (from `POST /api/regions/{id}/agent_tokens`
+   * or the dashboard): when NATS_CREDS_FILE does not exist yet, the agent exchanges it for NATS
+   * credentials and writes them there (0600); once it exists, the token is not used again.
+   */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  @Secret()
+  AGENT_ENROLL_TOKEN?: string;
 
   /** The private region served, when AGENT_PRIVATE_REGION is set. */
   get privateRegion(): { accountId: string; region: string } | null {
@@ -136,7 +150,10 @@ export class AgentConfig extends NatsEnv {
 
 export function loadAgentConfig(env: Readonly<Record<string, string | undefined>>): AgentConfig {
   const config = loadEnv(AgentConfig, env);
-  const problems = natsSecurityProblems(config);
+  const enrolling = needsEnrollment(config);
+  // The creds file enrollment is to write is not there yet: judged as a place to write, not a file to read.
+  const problems = natsSecurityProblems(enrolling ? { ...config, NATS_CREDS_FILE: undefined } : config);
+  if (config.AGENT_ENROLL_TOKEN !== undefined) problems.push(...enrollmentProblems(config, enrolling));
   if (config.privateRegion && isRegionId(config.privateRegion.region)) {
     problems.push('AGENT_PRIVATE_REGION: must name a private region, not a public one (use AGENT_REGIONS)');
   }
@@ -149,4 +166,29 @@ export function loadAgentConfig(env: Readonly<Record<string, string | undefined>
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** True when the agent is to enroll at start: a token, and no credentials written yet. */
+export function needsEnrollment(config: AgentConfig): boolean {
+  return Boolean(config.AGENT_ENROLL_TOKEN && config.NATS_CREDS_FILE && !existsSync(config.NATS_CREDS_FILE));
+}
+
+function enrollmentProblems(config: AgentConfig, enrolling: boolean): string[] {
+  const problems: string[] = [];
+  if (config.AGENT_PRIVATE_REGION === undefined)
+    problems.push('AGENT_ENROLL_TOKEN: needs AGENT_PRIVATE_REGION (<account id>/<region id>, the region the token is for)');
+  if (!config.NATS_CREDS_FILE) {
+    problems.push('AGENT_ENROLL_TOKEN: needs NATS_CREDS_FILE, the file the agent writes its NATS credentials to');
+    return problems;
+  }
+  if (!enrolling) return problems;
+  if (enrollTokenUser(config.AGENT_ENROLL_TOKEN ?? '') === null)
+    problems.push('AGENT_ENROLL_TOKEN: not an enrollment token (copy it whole, as the API or dashboard showed it)');
+  const dir = dirname(resolve(config.NATS_CREDS_FILE));
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    problems.push(`NATS_CREDS_FILE (${config.NATS_CREDS_FILE}): its directory ${dir} is missing or not writable`);
+  }
+  return problems;
 }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ConfigError, serverCommandLine } from '#runtime';
-import { loadAgentConfig } from './config.js';
+import { loadAgentConfig, needsEnrollment } from './config.js';
+import { EnrollmentRefused } from './enrollment-refused.js';
 import { createAgentLogger } from './logger.js';
 import { createAgentNatsLink } from './nats-link.js';
 
@@ -13,7 +14,7 @@ const USAGE = [
   '(it drains running checks first) or SIGINT.',
   '',
   'It takes no arguments: configuration comes from environment variables, validated at start',
-  '(NATS_URL is required; AGENT_REGIONS, AGENT_ID, LOG_LEVEL, LOG_FORMAT, ...). Each one is',
+  '(NATS_URL is required; AGENT_REGIONS, AGENT_ID, AGENT_PRIVATE_REGION, AGENT_ENROLL_TOKEN, ...). Each one is',
   'described in README.md, section "Configuration", "The agent".',
 ].join('\n');
 
@@ -22,6 +23,13 @@ async function main(): Promise<void> {
   // Every Logger, the NATS link's before Nest is loaded included, prints what LOG_LEVEL and LOG_FORMAT ask for.
   const logger = createAgentLogger(config);
   Logger.overrideLogger(logger);
+  if (needsEnrollment(config)) {
+    // Before anything connects: the link below authenticates with the credentials written here.
+    const { enrollAgent } = await import('./enrollment.js');
+    await enrollAgent(config, new Logger('Enrollment'));
+  } else if (config.AGENT_ENROLL_TOKEN) {
+    new Logger('Enrollment').log(`${config.NATS_CREDS_FILE} exists: enrolled before, AGENT_ENROLL_TOKEN not used`);
+  }
   const natsLink = createAgentNatsLink(config, (message) => {
     new Logger('NATS').error(message);
     process.exit(1);
@@ -44,7 +52,7 @@ else main().catch(failed);
 
 function failed(error: unknown): void {
   process.stderr.write(
-    `picket agent: ${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    `picket agent: ${error instanceof ConfigError || error instanceof EnrollmentRefused ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );
   process.exit(1);
 }

@@ -4,6 +4,7 @@ import type { SecureContextOptions } from 'node:tls';
 import { Expose, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
+import { natsAuthDirProblems } from './config/nats-auth-dir.js';
 import {
   ConfigError,
   digitsToInt,
@@ -161,6 +162,16 @@ export class CoordinatorConfig extends NatsEnv {
   @Expose()
   @Matches(SUBJECT_PREFIX_PATTERN, { message: 'must be dot-separated tokens of letters, digits, _ and -' })
   NATS_SUBJECT_PREFIX = DEFAULT_SUBJECT_PREFIX;
+
+  /**
+   * The directory `npm run cli -- nats init` wrote, when NATS runs with its decentralised (JWT)
+   * authentication: the coordinator then issues private regions' enrollment tokens and agent
+   * credentials, and pushes revocations (docs/decisions/0030-private-regions.md). Needs NATS_URL.
+   */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  NATS_AUTH_DIR?: string;
 
   /** `false` stops scheduling checks (the API keeps working): maintenance, tests. */
   @Expose()
@@ -404,6 +415,7 @@ export function loadCoordinatorConfig(env: Readonly<Record<string, string | unde
     ]);
   }
   const natsProblems = natsSecurityProblems(config);
+  if (config.NATS_AUTH_DIR) natsProblems.push(...natsAuthDirProblems(config.NATS_AUTH_DIR, config.NATS_URL));
   if (natsProblems.length > 0) throw new ConfigError(natsProblems);
   try {
     void config.tls; // unreadable or mismatched files stop the process at boot

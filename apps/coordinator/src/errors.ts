@@ -108,4 +108,6 @@ export const notFound = {
   apiKey: () => new AppError('NOT_FOUND', 'API key not found.'),
   maintenanceWindow: () => new AppError('MAINTENANCE_WINDOW_NOT_FOUND', 'Maintenance window not found.'),
   region: () => new AppError('REGION_NOT_FOUND', 'Region not found.'),
+  // A private region's enrolled agent (docs/decisions/0030-private-regions.md): the generic code too.
+  agent: () => new AppError('NOT_FOUND', 'Agent not found.'),
 } as const;

@@ -4,3 +4,4 @@ export * from './targets.js';
 export * from './monitor-settings.js';
 export * from './probe.js';
 export * from './subjects.js';
+export * from './enrollment.js';

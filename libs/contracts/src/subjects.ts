@@ -27,6 +27,11 @@ export interface Subjects {
   heartbeatPing: string;
   /** Coordinator replicas tell each other of status changes they recorded (live dashboards). */
   statusChanged: string;
+  /**
+   * A private region's agent exchanges its enrollment token for NATS credentials here (a request;
+   * one coordinator answers, docs/decisions/0030-private-regions.md).
+   */
+  enroll: string;
 }
 
 /**
@@ -44,6 +49,7 @@ export function subjectsFor(prefix: string = DEFAULT_SUBJECT_PREFIX): Subjects {
     monitorChanged: `${prefix}.coordinators.monitor-changed`,
     heartbeatPing: `${prefix}.coordinators.heartbeat-ping`,
     statusChanged: `${prefix}.coordinators.status-changed`,
+    enroll: `${prefix}.agents.enroll`,
   };
 }
 

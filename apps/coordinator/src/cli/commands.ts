@@ -17,8 +17,9 @@ import { isRole, ROLES } from '../users/roles.js';
 import type { UserEntity } from '../users/user.entity.js';
 import { UsersService } from '../users/users.service.js';
 import { natsInit, NatsInitRefused, writeAgentCreds } from '../nats-auth/nats-init.js';
-import { revokeNatsUser, USER_PUBLIC_KEY } from '../nats-auth/nats-revoke.js';
+import { revokeNatsUser } from '../nats-auth/nats-revoke.js';
 import { natsSecurityOf } from '#runtime';
+import { NATS_USER_KEY_PATTERN } from '#contracts';
 import { CoordinatorConfig, loadCoordinatorConfig } from '../config.js';
 import { PrivateRegionsRepository } from '../regions/private-regions.repository.js';
 
@@ -299,7 +300,7 @@ export const OFFLINE_COMMANDS: Record<string, OfflineCommand> = {
     async run(flags) {
       const dir = required(flags, 'dir');
       const user = required(flags, 'user');
-      if (!USER_PUBLIC_KEY.test(user))
+      if (!NATS_USER_KEY_PATTERN.test(user))
         throw new UsageError('--user must be a NATS user public key (U followed by 55 characters)');
       const config = loadCoordinatorConfig(process.env);
       if (!config.NATS_URL) throw new UsageError('NATS_URL is required: the servers to push the revocation to');

@@ -101,8 +101,8 @@ describe('NATS JWT material', () => {
 
   it('revokes a user in a re-signed account JWT, keeping its signing keys, limits and earlier revocations', async () => {
     const m = await createNatsAuthMaterial();
-    const first = await accountJwtRevoking(m.account.jwt, m.operatorSigningSeed, 'UAAA', new Date(1_000_000_000));
-    const second = await accountJwtRevoking(first, m.operatorSigningSeed, 'UBBB', new Date(2_000_000_000));
+    const first = await accountJwtRevoking(m.account.jwt, m.operatorSigningSeed, { UAAA: 1_000_000 });
+    const second = await accountJwtRevoking(first, m.operatorSigningSeed, { UBBB: 2_000_000 });
     const claims = decode<Account>(second);
     const original = decode<Account>(m.account.jwt);
     expect(claims).toMatchObject({ sub: m.account.publicKey, iss: original.iss, name: original.name });
@@ -111,7 +111,7 @@ describe('NATS JWT material', () => {
       limits: original.nats.limits,
       revocations: { UAAA: 1_000_000, UBBB: 2_000_000 },
     });
-    await expect(accountJwtRevoking(m.account.jwt, m.accountSigningSeed, 'UAAA', new Date())).rejects.toThrow(
+    await expect(accountJwtRevoking(m.account.jwt, m.accountSigningSeed, { UAAA: 1 })).rejects.toThrow(
       'not an operator key',
     );
   });

@@ -12,7 +12,7 @@ import {
   type KeyPair,
   type UserPermissionsLimits,
 } from '@nats-io/jwt';
-import { DEFAULT_SUBJECT_PREFIX, PROBE_QUEUE_GROUP, subjectsFor } from '#contracts';
+import { DEFAULT_SUBJECT_PREFIX, enrollInboxPrefix, PROBE_QUEUE_GROUP, subjectsFor } from '#contracts';
 
 /**
  * NATS decentralised (JWT) authentication material for private regions
@@ -161,25 +161,65 @@ export interface PrivateAgentUser {
   expiresAt?: Date;
 }
 
-/** A user JWT (and creds file text) for one private region's agent, signed by the account signing key. */
+/** A user JWT (and creds file text) for one private region's agent, with a fresh key pair. */
 export async function privateAgentUser(
   input: PrivateAgentUser,
 ): Promise<{ publicKey: string; jwt: string; creds: string }> {
   const user = createUser();
-  const signer = fromSeed(new TextEncoder().encode(input.signingSeed.trim()));
-  if (!signer.getPublicKey().startsWith('A')) throw new Error('the signing seed is not an account key');
-  const jwt = await encodeUser(
+  const jwt = await privateAgentJwt({ ...input, userPublicKey: user.getPublicKey() });
+  return { publicKey: user.getPublicKey(), jwt, creds: credsText(jwt, user) };
+}
+
+/**
+ * The user JWT of a private region's agent whose key pair the agent made itself (enrollment:
+ * only the public key reaches the coordinator), signed by the account signing key.
+ */
+export function privateAgentJwt(input: PrivateAgentUser & { userPublicKey: string }): Promise<string> {
+  return encodeUser(
+    input.name,
+    input.userPublicKey,
+    input.accountPublicKey,
+    privateAgentPermissions(input.prefix, input.accountId, input.region),
+    { signer: accountSigner(input.signingSeed), ...expiry(input.expiresAt) },
+  );
+}
+
+export interface EnrollmentTokenInput {
+  prefix: string;
+  /** Names the token's user (e.g. `enroll:<token id>`). */
+  name: string;
+  accountPublicKey: string;
+  signingSeed: string;
+  expiresAt: Date;
+}
+
+/**
+ * An enrollment token: a bearer user JWT (the server takes it without a key's signature, so the
+ * JWT alone is the credential) that may publish enrollment requests and read its own replies,
+ * nothing else, until `expiresAt`. Once used, the coordinator refuses it (its hash is consumed).
+ */
+export async function enrollmentTokenJwt(input: EnrollmentTokenInput): Promise<string> {
+  const user = createUser();
+  return encodeUser(
     input.name,
     user,
     input.accountPublicKey,
-    privateAgentPermissions(input.prefix, input.accountId, input.region),
     {
-      signer,
-      ...(input.expiresAt ? { exp: Math.floor(input.expiresAt.getTime() / 1000) } : {}),
+      bearer_token: true,
+      pub: { allow: [subjectsFor(input.prefix).enroll] },
+      sub: { allow: [`${enrollInboxPrefix(user.getPublicKey())}.>`] },
     },
+    { signer: accountSigner(input.signingSeed), ...expiry(input.expiresAt) },
   );
-  return { publicKey: user.getPublicKey(), jwt, creds: credsText(jwt, user) };
 }
+
+function accountSigner(seed: string): KeyPair {
+  const signer = fromSeed(new TextEncoder().encode(seed.trim()));
+  if (!signer.getPublicKey().startsWith('A')) throw new Error('the signing seed is not an account key');
+  return signer;
+}
+
+const expiry = (at: Date | undefined): { exp?: number } => (at ? { exp: Math.floor(at.getTime() / 1000) } : {});
 
 /**
  * A nats-server (2.9) configuration trusting the operator: the `full` resolver stores account
@@ -209,26 +249,23 @@ export function natsServerConfig(
 }
 
 /**
- * The account JWT again, re-signed by the operator signing key, with `userPublicKey` revoked:
- * the server refuses that user's JWTs issued at or before `at` and closes its connections once
- * the update reaches a `full` resolver (pushed on `$SYS.REQ.ACCOUNT.<account>.CLAIMS.UPDATE`).
+ * The account JWT again, re-signed by the operator signing key, with `revoked` added (user public
+ * key → unix seconds): the server refuses each user's JWTs issued at or before its instant and
+ * closes its connections once the update reaches a `full` resolver (pushed on
+ * `$SYS.REQ.ACCOUNT.<account>.CLAIMS.UPDATE`). Revocations already in the JWT are kept.
  */
 export async function accountJwtRevoking(
   accountJwt: string,
   operatorSigningSeed: string,
-  userPublicKey: string,
-  at: Date,
+  revoked: Readonly<Record<string, number>>,
 ): Promise<string> {
   const claims = decode<Account>(accountJwt);
   const signer = fromSeed(new TextEncoder().encode(operatorSigningSeed.trim()));
   if (!signer.getPublicKey().startsWith('O')) throw new Error('the operator signing seed is not an operator key');
   const { type: _type, version: _version, ...account } = claims.nats;
-  return encodeAccount(
-    claims.name,
-    claims.sub,
-    { ...account, revocations: { ...account.revocations, [userPublicKey]: Math.floor(at.getTime() / 1000) } },
-    { signer },
-  );
+  return encodeAccount(claims.name, claims.sub, { ...account, revocations: { ...account.revocations, ...revoked } }, {
+    signer,
+  });
 }
 
 /** The subject a system-account user publishes an account JWT update to. */

@@ -4,9 +4,6 @@ import { NatsLink, type NatsSecurity } from '#runtime';
 import { initFile, NATS_INIT_FILES, NatsInitRefused } from './nats-init.js';
 import { accountJwtRevoking, accountUpdateSubject } from './nats-jwt.js';
 
-/** A NATS user's public key (what `nats agent-creds` prints as user_public_key). */
-export const USER_PUBLIC_KEY = /^U[A-Z2-7]{55}$/;
-
 export interface RevokeRequest {
   /** The directory `nats init` wrote. */
   dir: string;
@@ -20,8 +17,6 @@ export interface RevokeRequest {
   connectTimeoutSeconds: number;
 }
 
-const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
-
 /**
  * Revokes a user of the Picket account (docs/decisions/0030-private-regions.md): the account
  * JWT, re-signed with the user's key under `revocations`, is saved over `picket-account.jwt`
@@ -33,37 +28,62 @@ export async function revokeNatsUser(request: RevokeRequest): Promise<Record<str
   const path = (name: string) => initFile(request.dir, name);
   const accountFile = path(NATS_INIT_FILES.accountJwt);
   const systemCreds = path(NATS_INIT_FILES.systemCreds); // missing: refused before anything is saved
-  const current = readFileSync(accountFile, 'utf8').trim();
-  const accountPublicKey = decode(current).sub;
   const updated = await accountJwtRevoking(
-    current,
+    readFileSync(accountFile, 'utf8').trim(),
     readFileSync(path(NATS_INIT_FILES.operatorSigningSeed), 'utf8'),
-    request.user,
-    request.now,
+    { [request.user]: Math.floor(request.now.getTime() / 1000) },
   );
   const staged = `${accountFile}.new`;
   writeFileSync(staged, `${updated}\n`, { mode: 0o600 });
   renameSync(staged, accountFile);
+  try {
+    const accountPublicKey = await pushAccountJwt({ ...request, systemCreds, accountJwt: updated });
+    return { revoked: request.user, account_public_key: accountPublicKey, pushed: true };
+  } catch (error) {
+    throw new NatsInitRefused(
+      `${error instanceof Error ? error.message : String(error)}; the revocation is saved, run the command again`,
+    );
+  }
+}
 
-  const { user: _user, pass: _pass, token: _token, ...tls } = request.security;
+export interface AccountPush {
+  natsUrl: string;
+  /** TLS settings; any credentials are replaced by the system user's. */
+  security: NatsSecurity;
+  /** The system user's creds file (`nats init`'s system.creds). */
+  systemCreds: string;
+  accountJwt: string;
+  connectTimeoutSeconds: number;
+}
+
+const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * Sends an account JWT to the servers' `full` resolver with the system user, over a connection
+ * of its own, and resolves with the account's public key once a server took it (code 200).
+ * Rejects with the server's reason, or when NATS is not reached in time.
+ */
+export async function pushAccountJwt(push: AccountPush): Promise<string> {
+  const accountPublicKey = decode(push.accountJwt).sub;
+  const { user: _user, pass: _pass, token: _token, credsFile: _creds, ...tls } = push.security;
   let gaveUp: (reason: Error) => void = () => undefined;
   const givenUp = new Promise<never>((_resolve, reject) => (gaveUp = reject));
-  const link = new NatsLink(request.natsUrl, 'picket-cli', quiet, {
-    connectTimeoutSeconds: request.connectTimeoutSeconds,
-    security: { ...tls, credsFile: systemCreds },
-    onGiveUp: (message) => gaveUp(new NatsInitRefused(`${message}; the revocation is saved, run the command again`)),
+  const link = new NatsLink(push.natsUrl, 'picket-account-update', quiet, {
+    connectTimeoutSeconds: push.connectTimeoutSeconds,
+    security: { ...tls, credsFile: push.systemCreds },
+    onGiveUp: (message) => gaveUp(new Error(message)),
   });
   link.start();
   try {
     const nc = await Promise.race([link.whenConnected(), givenUp]);
-    const answer = await nc.request(accountUpdateSubject(accountPublicKey), updated, { timeout: 10_000 });
+    const answer = await nc.request(accountUpdateSubject(accountPublicKey), push.accountJwt, { timeout: 10_000 });
     const reply = answer.json<{ data?: { code?: number; message?: string }; error?: { description?: string } }>();
     if (reply.data?.code !== 200) {
-      throw new NatsInitRefused(
-        `the server did not take the account update (${reply.error?.description ?? reply.data?.message ?? JSON.stringify(reply)}); the revocation is saved, run the command again`,
+      throw new Error(
+        `the server did not take the account update (${reply.error?.description ?? reply.data?.message ?? JSON.stringify(reply)})`,
       );
     }
-    return { revoked: request.user, account_public_key: accountPublicKey, pushed: true };
+    return accountPublicKey;
   } finally {
     await link.close();
   }

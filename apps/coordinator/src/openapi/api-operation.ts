@@ -32,6 +32,7 @@ export type PathParameter =
   | 'StatusPageId'
   | 'MaintenanceWindowId'
   | 'RegionId'
+  | 'RegionAgentId'
   | 'PublicStatusPageId'
   | 'UserId'
   | 'ApiKeyId'
@@ -48,6 +49,8 @@ export interface OperationDeclaration {
   description?: string;
   /** The parameter of the path's `{id}`. */
   id?: PathParameter;
+  /** The path's other parameters, after `{id}` (`{agentId}` of a region's agent). */
+  alsoIds?: readonly PathParameter[];
   /** What no checker knows about the query DTO's fields: descriptions, the defaults the service applies. */
   query?: Readonly<Record<string, Schema>>;
   /** A JSON body: the components.schemas name (bodies typed `unknown` are judged by the service). */

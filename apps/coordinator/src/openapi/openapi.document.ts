@@ -179,6 +179,14 @@ const PARAMETERS = {
       "The private region's id. A public, malformed or unknown id and another account's all get the same 404.",
     schema: { type: 'string' },
   },
+  RegionAgentId: {
+    name: 'agentId',
+    in: 'path',
+    required: true,
+    description:
+      "An enrolled agent's id (`GET /api/regions/{id}/agents`). A malformed or unknown id, a revoked agent's once pushed, and another region's all get the same 404.",
+    schema: ref('ObjectId'),
+  },
   PublicStatusPageId: {
     name: 'id',
     in: 'path',
@@ -292,6 +300,7 @@ function operation(route: DeclaredRoute, declaration: OperationDeclaration, erro
 
   const parameters = [
     ...(declaration.id ? [{ $ref: `#/components/parameters/${declaration.id}` }] : []),
+    ...(declaration.alsoIds ?? []).map((id) => ({ $ref: `#/components/parameters/${id}` })),
     ...queryParameters(route, declaration),
   ];
   const permission =

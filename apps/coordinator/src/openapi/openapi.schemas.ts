@@ -73,6 +73,7 @@ import { WINDOW_STATES } from '../maintenance/windows.js';
 import { CreateStatusPageDto, STATUS_PAGE_LIMITS, UpdateStatusPageDto } from '../status-pages/status-page.dto.js';
 import type { ApiKeyJson } from '../users/api-keys.service.js';
 import { CreateRegionDto } from '../regions/region.dto.js';
+import type { AgentTokenJson, EnrolledAgentJson } from '../regions/enrollment.service.js';
 import type { PrivateRegionJson, PublicRegionJson } from '../regions/regions.service.js';
 import { ROLES } from '../users/roles.js';
 import { CreateKeyDto, CreateUserDto, SetPasswordDto, SetupDto, SignInDto, UpdateUserDto } from '../users/users.dto.js';
@@ -868,6 +869,24 @@ const privateRegionFields = {
   agents_online: count("The region's agents that sent a heartbeat in the last 30 s."),
   created_at: { type: 'integer', description: 'Unix seconds.' },
 } satisfies FieldsOf<PrivateRegionJson>;
+const agentTokenFields = {
+  token: {
+    type: 'string',
+    description:
+      "The enrollment token (a NATS bearer JWT allowed nothing but enrollment), shown this once: give it to the agent as `AGENT_ENROLL_TOKEN`. Works once, until `expires_at`.",
+  },
+  account_id: { type: 'string', description: "The account's id: the agent's `AGENT_PRIVATE_REGION` is `<account_id>/<region>`." },
+  region: { type: 'string' },
+  created_at: { type: 'integer', description: 'Unix seconds.' },
+  expires_at: { type: 'integer', description: 'Unix seconds: 24 hours after creation.' },
+} satisfies FieldsOf<AgentTokenJson>;
+const enrolledAgentFields = {
+  id: { type: 'string', description: 'The enrolled agent id (what revocation takes).' },
+  name: { type: 'string', description: 'The AGENT_ID it enrolled with.' },
+  public_key: { type: 'string', description: "Its NATS user's public key (the NATS server logs name it)." },
+  enrolled_at: { type: 'integer', description: 'Unix seconds.' },
+  online: { type: 'boolean', description: 'An agent of this name sent a heartbeat in the last 30 s.' },
+} satisfies FieldsOf<EnrolledAgentJson>;
 const publicRegionFields = {
   id: { enum: [...REGION_IDS] },
   name: { type: 'string' },
@@ -1199,6 +1218,13 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
       { description: 'Unknown fields are refused (422).' },
     ),
     PrivateRegionResponse: ok({ data: ref('PrivateRegion') }, 'One private region.'),
+    AgentToken: object(agentTokenFields, undefined, { description: 'A one-time enrollment token of a private region.' }),
+    AgentTokenResponse: ok({ data: ref('AgentToken') }, 'A new enrollment token.'),
+    RegionAgent: object(enrolledAgentFields, undefined, { description: 'An agent enrolled in a private region.' }),
+    RegionAgentListResponse: ok(
+      { data: object({ agents: { type: 'array', items: ref('RegionAgent') } }) },
+      "The region's enrolled agents.",
+    ),
     RegionListResponse: ok(
       {
         data: object({

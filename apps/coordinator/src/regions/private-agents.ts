@@ -28,12 +28,21 @@ export class PrivateAgents {
 
   /** Agents of the account's region present now. */
   online(accountId: string, region: string): number {
+    return this.present(accountId, region).length;
+  }
+
+  /** Whether the agent of the account's region whose AGENT_ID is `agentId` is present now. */
+  isOnline(accountId: string, region: string, agentId: string): boolean {
+    return this.present(accountId, region).includes(agentId);
+  }
+
+  private present(accountId: string, region: string): string[] {
     const now = this.clock.now();
-    let count = 0;
+    const ids: string[] = [];
     for (const [key, sighting] of this.sightings) {
       if (!isPresent(sighting.receivedAt, now, 'heartbeat')) this.sightings.delete(key);
-      else if (sighting.accountId === accountId && sighting.region === region) count++;
+      else if (sighting.accountId === accountId && sighting.region === region) ids.push(sighting.agentId);
     }
-    return count;
+    return ids;
   }
 }

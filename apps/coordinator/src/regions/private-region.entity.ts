@@ -1,6 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { AccountEntity } from '../auth/account.entity.js';
 import { epochSeconds } from '../database/columns.js';
+import { AgentTokenEntity, PrivateRegionAgentEntity } from './enrollment.entity.js';
 
 /**
  * An account's private region (docs/decisions/0030-private-regions.md): checked only by the
@@ -29,4 +30,4 @@ export class PrivateRegionEntity {
   createdAt!: number;
 }
 
-export const REGIONS_ENTITIES = [PrivateRegionEntity];
+export const REGIONS_ENTITIES = [PrivateRegionEntity, AgentTokenEntity, PrivateRegionAgentEntity];

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
 import { lockAccount } from '../auth/account-gate.js';
 import { Database } from '../database/database.js';
 import { MonitorEntity } from '../monitors/monitor.entity.js';
+import { AgentTokenEntity, PrivateRegionAgentEntity } from './enrollment.entity.js';
 import { PrivateRegionEntity } from './private-region.entity.js';
 
 /** The region id is taken in the account (the unique index, or the check under the account's lock). */
@@ -48,9 +50,10 @@ export class PrivateRegionsRepository {
   /**
    * Deletes the region unless a monitor of the account lists it (RegionInUseError), judged under the
    * account's lock: a monitor saved with the region meanwhile waits for it (monitors.repository.ts).
-   * False when the account has no such region.
+   * False when the account has no such region. Its enrollment tokens go with it, and its enrolled
+   * agents are marked revoked at `now` (unix seconds): the caller pushes the revocations.
    */
-  async delete(accountId: string, regionId: string): Promise<boolean> {
+  async delete(accountId: string, regionId: string, now: number): Promise<boolean> {
     return this.db.transaction(async (m) => {
       await lockAccount(m, this.db.dialect, accountId);
       const region = await m.findOneBy(PrivateRegionEntity, { accountId, regionId });
@@ -65,6 +68,8 @@ export class PrivateRegionsRepository {
       const users = candidates.filter((monitor) => monitor.regions.includes(regionId)).map((monitor) => monitor.id);
       if (users.length > 0) throw new RegionInUseError(users);
       await m.delete(PrivateRegionEntity, { id: region.id });
+      await m.delete(AgentTokenEntity, { accountId, regionId });
+      await m.update(PrivateRegionAgentEntity, { accountId, regionId, revokedAt: IsNull() }, { revokedAt: now });
       return true;
     });
   }

@@ -4,12 +4,16 @@ import type { Principal } from '../auth/auth.service.js';
 import { ApiOperation } from '../openapi/api-operation.js';
 import { CreateRegionDto } from './region.dto.js';
 import { PrivateRegionIdPipe } from './region-id.pipe.js';
+import { EnrollmentService } from './enrollment.service.js';
 import { RegionsService } from './regions.service.js';
 
 /** Regions: the public ones and the account's private ones (docs/decisions/0030-private-regions.md). */
 @Controller('api/regions')
 export class RegionsController {
-  constructor(private readonly regions: RegionsService) {}
+  constructor(
+    private readonly regions: RegionsService,
+    private readonly enrollment: EnrollmentService,
+  ) {}
 
   @Get()
   @RequirePermission('regions:read')
@@ -69,5 +73,58 @@ export class RegionsController {
   })
   async delete(@CurrentPrincipal() principal: Principal, @Param('id', PrivateRegionIdPipe) id: string): Promise<void> {
     await this.regions.delete(principal.accountId, id);
+  }
+
+  @Post(':id/agent_tokens')
+  @RequirePermission('regions:write')
+  @ApiOperation({
+    operationId: 'createAgentToken',
+    tag: 'Regions',
+    summary: "Create a one-time enrollment token for an agent of the region",
+    description:
+      'Shown once. An agent started with `AGENT_ENROLL_TOKEN` (and `AGENT_PRIVATE_REGION`, `NATS_URL`, `NATS_CREDS_FILE`) exchanges it within 24 hours for NATS credentials limited to this region. 503 when the coordinator has no NATS JWT authentication (`NATS_AUTH_DIR`).',
+    id: 'RegionId',
+    success: { description: 'The token, shown this once.', schema: 'AgentTokenResponse' },
+    errors: ['REGION_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  })
+  async createToken(@CurrentPrincipal() principal: Principal, @Param('id', PrivateRegionIdPipe) id: string) {
+    return { status: 'ok', data: await this.enrollment.createToken(principal.accountId, id) };
+  }
+
+  @Get(':id/agents')
+  @RequirePermission('regions:read')
+  @ApiOperation({
+    operationId: 'listRegionAgents',
+    tag: 'Regions',
+    summary: "List the region's enrolled agents",
+    description: 'Agents enrolled with a token and not revoked, oldest first, each with whether it is online now.',
+    id: 'RegionId',
+    success: { description: 'The enrolled agents.', schema: 'RegionAgentListResponse' },
+    errors: ['REGION_NOT_FOUND'],
+  })
+  async agents(@CurrentPrincipal() principal: Principal, @Param('id', PrivateRegionIdPipe) id: string) {
+    return { status: 'ok', data: { agents: await this.enrollment.agents(principal.accountId, id) } };
+  }
+
+  @Delete(':id/agents/:agentId')
+  @HttpCode(204)
+  @RequirePermission('regions:write')
+  @ApiOperation({
+    operationId: 'revokeRegionAgent',
+    tag: 'Regions',
+    summary: "Revoke an enrolled agent's credentials",
+    description:
+      'NATS disconnects the agent and refuses it from then on. 503 when NATS has not taken the revocation yet: it is recorded and pushed again every minute (repeating the request pushes it at once).',
+    id: 'RegionId',
+    alsoIds: ['RegionAgentId'],
+    success: { description: 'Revoked; no body.' },
+    errors: ['REGION_NOT_FOUND', 'NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  })
+  async revokeAgent(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', PrivateRegionIdPipe) id: string,
+    @Param('agentId') agentId: string,
+  ): Promise<void> {
+    await this.enrollment.revoke(principal.accountId, id, agentId);
   }
 }

@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { REGIONS, type Continent } from '#contracts';
 import { CLOCK, newObjectId, unixSeconds, type Clock } from '#runtime';
 import { AppError, notFound, validationError } from '../errors.js';
 import type { CreateRegionDto } from './region.dto.js';
+import { EnrollmentService } from './enrollment.service.js';
 import { PrivateAgents } from './private-agents.js';
 import type { PrivateRegionEntity } from './private-region.entity.js';
 import { PrivateRegionsRepository, RegionInUseError, RegionTakenError } from './private-regions.repository.js';
@@ -25,9 +26,12 @@ export interface PrivateRegionJson {
 /** Every region an account may use: the public ones, then its own (docs/decisions/0030-private-regions.md). */
 @Injectable()
 export class RegionsService {
+  private readonly logger = new Logger('Regions');
+
   constructor(
     private readonly regions: PrivateRegionsRepository,
     private readonly agents: PrivateAgents,
+    private readonly enrollment: EnrollmentService,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -64,9 +68,18 @@ export class RegionsService {
     return this.toJson(region);
   }
 
+  /**
+   * Deletes the region, its enrollment tokens and its agents' credentials: the revocations are
+   * pushed to NATS now, or by the next sync if NATS does not answer (EnrollmentService).
+   */
   async delete(accountId: string, regionId: string): Promise<void> {
     try {
-      if (!(await this.regions.delete(accountId, regionId))) throw notFound.region();
+      if (!(await this.regions.delete(accountId, regionId, unixSeconds(this.clock)))) throw notFound.region();
+      await this.enrollment.sync().catch((error: unknown) => {
+        this.logger.error(
+          `revocations of region ${regionId}'s agents not pushed to NATS yet (retried): ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
     } catch (error) {
       if (!(error instanceof RegionInUseError)) throw error;
       throw new AppError(

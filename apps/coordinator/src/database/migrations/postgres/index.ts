@@ -19,6 +19,7 @@ import { MaintenanceWindows1765700000000 } from './1765700000000-maintenance-win
 import { HeartbeatMonitors1765800000000 } from './1765800000000-heartbeat-monitors.js';
 import { NotificationRules1765900000000 } from './1765900000000-notification-rules.js';
 import { PrivateRegions1765950000000 } from './1765950000000-private-regions.js';
+import { AgentEnrollment1766000000000 } from './1766000000000-agent-enrollment.js';
 
 /** Reviewed PostgreSQL migrations, oldest first; the same list in ../sqlite (docs/decisions/0015-two-migration-sets.md). */
 export const POSTGRES_MIGRATIONS = [
@@ -43,4 +44,5 @@ export const POSTGRES_MIGRATIONS = [
   HeartbeatMonitors1765800000000,
   NotificationRules1765900000000,
   PrivateRegions1765950000000,
+  AgentEnrollment1766000000000,
 ];
