@@ -23,6 +23,9 @@ WORKDIR /opt/picket
 COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
+# Where a private region's agent keeps the NATS credentials it enrolled for (NATS_CREDS_FILE; a
+# volume there keeps them across restarts, deploy/private-agent.compose.yaml).
+RUN install -d -m 0700 -o node -g node /var/lib/picket-agent
 USER node
 ENV NODE_ENV=production AGENT_HTTP_HOST=0.0.0.0 AGENT_HTTP_PORT=9464
 EXPOSE 9464

@@ -8,7 +8,7 @@ import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { parseAllDocuments } from 'yaml';
 import { ConfigError, configVariables } from '#runtime';
-import { AgentConfig } from '../../apps/agent/src/config.js';
+import { AgentConfig, loadAgentConfig } from '../../apps/agent/src/config.js';
 import { API_KEY_PATTERN } from '../../apps/coordinator/src/auth/api-key.js';
 import { CoordinatorConfig, loadCoordinatorConfig } from '../../apps/coordinator/src/config.js';
 import { deployedNodeOptions } from '../support/deployed-node-options.js';
@@ -237,6 +237,7 @@ describe('NATS cluster and systemd units', () => {
     for (const [unit, vars] of [
       ['systemd/picket-coordinator.service', COORDINATOR_VARS],
       ['systemd/picket-agent.service', AGENT_VARS],
+      ['systemd/picket-private-agent.service', AGENT_VARS],
     ] as const) {
       const text = read(unit);
       for (const [, key] of text.matchAll(/^#?\s*Environment="?([A-Z_]+)=/gm)) {
@@ -244,10 +245,44 @@ describe('NATS cluster and systemd units', () => {
         expect(`${unit}: ${String(key)} ${vars.has(key!)}`).toBe(`${unit}: ${String(key)} true`);
       }
     }
-    const agent = read('systemd/picket-agent.service');
-    expect(agent).toMatch(/^AmbientCapabilities=CAP_NET_RAW$/m);
-    expect(agent).toMatch(/^CapabilityBoundingSet=CAP_NET_RAW$/m);
-    expect(agent).toMatch(/^NoNewPrivileges=true$/m);
+    for (const unit of ['systemd/picket-agent.service', 'systemd/picket-private-agent.service']) {
+      const agent = read(unit);
+      expect(agent).toMatch(/^AmbientCapabilities=CAP_NET_RAW$/m);
+      expect(agent).toMatch(/^CapabilityBoundingSet=CAP_NET_RAW$/m);
+      expect(agent).toMatch(/^NoNewPrivileges=true$/m);
+    }
+  });
+
+  it('the private agent unit and compose example enroll with a token kept out of the file, into a 0700 state directory', () => {
+    const unit = read('systemd/picket-private-agent.service');
+    expect(unit).not.toMatch(/^Environment=AGENT_ENROLL_TOKEN/m);
+    expect(unit).toMatch(/^EnvironmentFile=-\/etc\/picket\/private-agent\.env$/m);
+    expect(unit).toMatch(/^Environment=NATS_CREDS_FILE=\/var\/lib\/picket-agent\/nats\.creds$/m);
+    expect(unit).toMatch(/^StateDirectory=picket-agent$/m);
+    expect(unit).toMatch(/^StateDirectoryMode=0700$/m);
+    const [compose] = yamlDocuments('private-agent.compose.yaml') as [Json];
+    const services = compose.services as Record<string, Json>;
+    expect(Object.keys(services)).toEqual(['agent-office']);
+    const agent = services['agent-office']!;
+    const env = agent.environment as Json;
+    for (const key of Object.keys(env)) {
+      expect(`${key} ${AGENT_VARS.has(key)}`).toBe(`${key} true`);
+      expect(README).toContain(`\`${key}\``);
+    }
+    expect(env.AGENT_ENROLL_TOKEN).toBe('${AGENT_ENROLL_TOKEN:-}');
+    expect(String(env.NATS_URL)).toMatch(/^tls:\/\//);
+    expect(agent.volumes).toEqual(['agent-creds:/var/lib/picket-agent']);
+    expect(String(env.NATS_CREDS_FILE).startsWith('/var/lib/picket-agent/')).toBe(true);
+    expect(read('docker/agent.Dockerfile')).toContain('install -d -m 0700 -o node -g node /var/lib/picket-agent');
+    expect([agent.cap_drop, agent.cap_add]).toEqual([['ALL'], ['NET_RAW']]);
+    // A valid configuration once the placeholders are what an operator would put there.
+    expect(() =>
+      loadAgentConfig({
+        ...(env as Record<string, string>),
+        AGENT_ENROLL_TOKEN: undefined,
+        NATS_CREDS_FILE: undefined,
+      }),
+    ).not.toThrow();
   });
 
   it('the unit and the image give each app the same heap limits (NODE_OPTIONS)', () => {

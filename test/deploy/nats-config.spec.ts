@@ -86,6 +86,8 @@ describe('shipped NATS configurations (text)', () => {
       'k8s/config.yaml',
       'systemd/picket-agent.service',
       'systemd/picket-coordinator.service',
+      'systemd/picket-private-agent.service',
+      'private-agent.compose.yaml',
     ];
     const urls = files.flatMap((f) =>
       [...readFileSync(join(REPO_ROOT, 'deploy', f), 'utf8').matchAll(/NATS_URL[:=]\s*(\S+)/g)].map((m) => m[1]),

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createUser, decode, fmtCreds, type User } from '@nats-io/jwt';
 import { connect, jwtAuthenticator, credsAuthenticator } from '@nats-io/transport-node';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { enrollInboxPrefix, enrollTokenUser, subjectsFor, type EnrollReply } from '#contracts';
 import { loadAgentConfig } from '../../apps/agent/src/config.js';
@@ -10,19 +9,19 @@ import { enrollAgent } from '../../apps/agent/src/enrollment.js';
 import { Database } from '../../apps/coordinator/src/database/database.js';
 import { CheckResultEntity } from '../../apps/coordinator/src/history/check-result.entity.js';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
-import { NATS_INIT_FILES } from '../../apps/coordinator/src/nats-auth/nats-init.js';
 import { enrollmentTokenJwt } from '../../apps/coordinator/src/nats-auth/nats-jwt.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
-import { ConfiguredNats } from '../support/nats-secure.js';
-import { runCli, startPicket, type RunningProcess } from '../support/processes.js';
+import { ConfiguredNats, startJwtNats, type JwtNats } from '../support/nats-secure.js';
+import { startPicket, type RunningProcess } from '../support/processes.js';
 import { SwitchableTarget } from '../support/target.js';
 import { waitFor } from '../support/wait.js';
 
 /**
  * Enrollment of private regions' agents (docs/decisions/0030-private-regions.md), against a
- * nats-server of this test's own in decentralised (JWT) mode from `nats init`: a one-time token
+ * nats-server of this test's own in decentralised (JWT) mode from `nats init`
+ * (test/e2e/nats-jwt.spec.ts runs that command itself): a one-time token
  * from the API, exchanged by a real agent for credentials confined to its region, checks run and
  * confirmed across a public and the private region, revocation through the API, and a region's
  * deletion revoking its agents.
@@ -35,9 +34,9 @@ if (!binary && process.env.PICKET_TEST_REQUIRE_SERVICES === '1') {
 const quiet = { log: () => undefined, warn: () => undefined };
 
 (binary ? describe : describe.skip)('agent enrollment with NATS JWT auth', () => {
+  let nats: JwtNats;
   let dir: string;
-  let files: Record<keyof typeof NATS_INIT_FILES, string>;
-  const server = new ConfiguredNats(binary ?? '');
+  let files: JwtNats['files'];
   let url: string;
   let db: TestDatabase;
   let c: RunningCoordinator;
@@ -92,23 +91,11 @@ const quiet = { log: () => undefined, warn: () => undefined };
   };
 
   beforeAll(async () => {
-    dir = join(mkdtempSync(join(tmpdir(), 'picket-enroll-')), 'nats');
-    expect(await runCli(['nats', 'init', '--dir', dir])).toMatchObject({ code: 0 });
-    files = Object.fromEntries(
-      Object.entries(NATS_INIT_FILES).map(([role, name]) => [role, join(dir, name)]),
-    ) as typeof files;
-    url = `nats://127.0.0.1:${await server.pickPort()}`;
-    await server.start(files.config, {});
+    nats = await startJwtNats();
+    ({ dir, files, url } = nats);
     await target.start();
     db = await testDatabases()[0]!.create();
-    c = await startCoordinator(db.url, {
-      env: {
-        CHECKS_ENABLED: 'true',
-        NATS_URL: url,
-        NATS_CREDS_FILE: files.coordinatorCreds,
-        NATS_AUTH_DIR: dir,
-      },
-    });
+    c = await startCoordinator(db.url, { env: { CHECKS_ENABLED: 'true', ...nats.coordinatorEnv } });
     const first = await c.newAccount('a');
     a = first.client;
     aId = first.accountId;
@@ -122,17 +109,19 @@ const quiet = { log: () => undefined, warn: () => undefined };
     }
     // A public agent with the user `nats init` wrote for them.
     agents.push(
-      startPicket('agent', agentEnv({ AGENT_ID: 'public-eu', AGENT_REGIONS: 'eu-west-1', NATS_CREDS_FILE: files.publicAgentCreds })),
+      startPicket(
+        'agent',
+        agentEnv({ AGENT_ID: 'public-eu', AGENT_REGIONS: 'eu-west-1', NATS_CREDS_FILE: files.publicAgentCreds }),
+      ),
     );
   }, 240_000);
 
   afterAll(async () => {
     await Promise.all(agents.map((agent) => agent.kill('SIGKILL')));
     await c?.close();
-    await server.stop();
+    await nats?.stop();
     await target.stop();
     await db?.drop();
-    if (dir) rmSync(join(dir, '..'), { recursive: true, force: true });
   });
 
   it('creates one-time tokens for the account’s own regions only, with regions:write', async () => {
@@ -326,7 +315,9 @@ const quiet = { log: () => undefined, warn: () => undefined };
       ),
     );
     expect(unknown.error).toBe('no agent serves region office');
-    const after = (await checks()).filter((check) => check.region === 'office' && check.checked_at * 1000 >= since + 2000);
+    const after = (await checks()).filter(
+      (check) => check.region === 'office' && check.checked_at * 1000 >= since + 2000,
+    );
     expect(after.every((check) => check.status === 'unknown')).toBe(true);
     await expect(
       connect({ servers: url, authenticator: credsAuthenticator(readFileSync(credsFile)), reconnect: false }),
@@ -355,9 +346,7 @@ const quiet = { log: () => undefined, warn: () => undefined };
   it('without NATS_AUTH_DIR, tokens are refused with 503 and a reason', async () => {
     const plain = await startCoordinator(db.url);
     try {
-      const res = await plain.client(
-        (await plain.newAccount('c')).apiKey,
-      ).post('/api/regions/office/agent_tokens', {});
+      const res = await plain.client((await plain.newAccount('c')).apiKey).post('/api/regions/office/agent_tokens', {});
       expect(res.status).toBe(404); // account c has no office
       const own = await plain.newAccount('d');
       expect((await own.client.post('/api/regions', { id: 'office', name: 'o' })).status).toBe(201);

@@ -1,10 +1,12 @@
 import { expect } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { PROBE_QUEUE_GROUP, subjectsFor } from '#contracts';
 import type { NatsConnection } from '#runtime';
+import { NATS_INIT_FILES, natsInit } from '../../apps/coordinator/src/nats-auth/nats-init.js';
 import { freePort, natsServerBinary } from './faults.js';
 import { REPO_ROOT } from './processes.js';
 import { waitFor } from './wait.js';
@@ -250,4 +252,42 @@ export async function expectConfinedToRegion(
   ];
   await reported(expected);
   for (const line of expected) expect(all()).toContain(line);
+}
+
+/** A nats-server of the test's own in JWT mode, from `nats init` run in-process. */
+export interface JwtNats {
+  url: string;
+  /** The files `nats init` wrote, by role. */
+  files: Record<keyof typeof NATS_INIT_FILES, string>;
+  dir: string;
+  /** What a coordinator needs to connect and to enroll agents: NATS_URL, NATS_CREDS_FILE, NATS_AUTH_DIR. */
+  coordinatorEnv: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a nats-server with decentralised auth (docs/decisions/0030-private-regions.md). Without
+ * the nats-server binary it fails: suites that need it say so at their top.
+ */
+export async function startJwtNats(): Promise<JwtNats> {
+  const binary = natsServerBinary();
+  if (!binary) throw new Error('nats-server is not installed (Debian package nats-server)');
+  const dir = join(mkdtempSync(join(tmpdir(), 'picket-jwt-nats-')), 'nats');
+  await natsInit(dir);
+  const files = Object.fromEntries(
+    Object.entries(NATS_INIT_FILES).map(([role, name]) => [role, join(dir, name)]),
+  ) as JwtNats['files'];
+  const server = new ConfiguredNats(binary);
+  const url = `nats://127.0.0.1:${await server.pickPort()}`;
+  await server.start(files.config, {});
+  return {
+    url,
+    files,
+    dir,
+    coordinatorEnv: { NATS_URL: url, NATS_CREDS_FILE: files.coordinatorCreds, NATS_AUTH_DIR: dir },
+    async stop() {
+      await server.stop();
+      rmSync(join(dir, '..'), { recursive: true, force: true });
+    },
+  };
 }

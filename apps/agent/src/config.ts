@@ -176,7 +176,9 @@ export function needsEnrollment(config: AgentConfig): boolean {
 function enrollmentProblems(config: AgentConfig, enrolling: boolean): string[] {
   const problems: string[] = [];
   if (config.AGENT_PRIVATE_REGION === undefined)
-    problems.push('AGENT_ENROLL_TOKEN: needs AGENT_PRIVATE_REGION (<account id>/<region id>, the region the token is for)');
+    problems.push(
+      'AGENT_ENROLL_TOKEN: needs AGENT_PRIVATE_REGION (<account id>/<region id>, the region the token is for)',
+    );
   if (!config.NATS_CREDS_FILE) {
     problems.push('AGENT_ENROLL_TOKEN: needs NATS_CREDS_FILE, the file the agent writes its NATS credentials to');
     return problems;

@@ -73,7 +73,9 @@ export async function enrollAgent(config: AgentConfig, logger: EnrollmentLogger)
         );
       }
       writeCreds(credsFile, new TextDecoder().decode(fmtCreds(reply.jwt, user)));
-      logger.log(`enrolled as agent ${reply.agent} of private region ${reply.region}; NATS credentials written to ${credsFile} (0600)`);
+      logger.log(
+        `enrolled as agent ${reply.agent} of private region ${reply.region}; NATS credentials written to ${credsFile} (0600)`,
+      );
       return;
     } catch (error) {
       if (error instanceof EnrollmentRefused) throw error;

@@ -34,8 +34,7 @@ export class EnrollRequestDto {
 }
 
 export type EnrollReply =
-  | { ok: true; jwt: string; agent: string; account_id: string; region: string }
-  | { ok: false; error: string };
+  { ok: true; jwt: string; agent: string; account_id: string; region: string } | { ok: false; error: string };
 
 /**
  * The inbox prefix of a connection made with an enrollment token: the token's user may subscribe

@@ -35,8 +35,14 @@ export function natsAuthDirProblems(dir: string, natsUrl: string | undefined): s
   try {
     const account = decode<Account>(texts.get(NATS_INIT_FILES.accountJwt) ?? '');
     const signer = fromSeed(new TextEncoder().encode(texts.get(NATS_INIT_FILES.accountSigningSeed) ?? ''));
-    if (!(account.nats.signing_keys ?? []).some((key) => (typeof key === 'string' ? key : key.key) === signer.getPublicKey()))
-      problems.push(`NATS_AUTH_DIR (${root}): ${NATS_INIT_FILES.accountSigningSeed} is not a signing key of ${NATS_INIT_FILES.accountJwt}`);
+    if (
+      !(account.nats.signing_keys ?? []).some(
+        (key) => (typeof key === 'string' ? key : key.key) === signer.getPublicKey(),
+      )
+    )
+      problems.push(
+        `NATS_AUTH_DIR (${root}): ${NATS_INIT_FILES.accountSigningSeed} is not a signing key of ${NATS_INIT_FILES.accountJwt}`,
+      );
     const operator = fromSeed(new TextEncoder().encode(texts.get(NATS_INIT_FILES.operatorSigningSeed) ?? ''));
     if (!operator.getPublicKey().startsWith('O'))
       problems.push(`NATS_AUTH_DIR (${root}): ${NATS_INIT_FILES.operatorSigningSeed} is not an operator key`);

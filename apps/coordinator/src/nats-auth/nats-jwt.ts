@@ -263,9 +263,14 @@ export async function accountJwtRevoking(
   const signer = fromSeed(new TextEncoder().encode(operatorSigningSeed.trim()));
   if (!signer.getPublicKey().startsWith('O')) throw new Error('the operator signing seed is not an operator key');
   const { type: _type, version: _version, ...account } = claims.nats;
-  return encodeAccount(claims.name, claims.sub, { ...account, revocations: { ...account.revocations, ...revoked } }, {
-    signer,
-  });
+  return encodeAccount(
+    claims.name,
+    claims.sub,
+    { ...account, revocations: { ...account.revocations, ...revoked } },
+    {
+      signer,
+    },
+  );
 }
 
 /** The subject a system-account user publishes an account JWT update to. */

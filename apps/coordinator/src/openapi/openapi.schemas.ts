@@ -873,9 +873,12 @@ const agentTokenFields = {
   token: {
     type: 'string',
     description:
-      "The enrollment token (a NATS bearer JWT allowed nothing but enrollment), shown this once: give it to the agent as `AGENT_ENROLL_TOKEN`. Works once, until `expires_at`.",
+      'The enrollment token (a NATS bearer JWT allowed nothing but enrollment), shown this once: give it to the agent as `AGENT_ENROLL_TOKEN`. Works once, until `expires_at`.',
   },
-  account_id: { type: 'string', description: "The account's id: the agent's `AGENT_PRIVATE_REGION` is `<account_id>/<region>`." },
+  account_id: {
+    type: 'string',
+    description: "The account's id: the agent's `AGENT_PRIVATE_REGION` is `<account_id>/<region>`.",
+  },
   region: { type: 'string' },
   created_at: { type: 'integer', description: 'Unix seconds.' },
   expires_at: { type: 'integer', description: 'Unix seconds: 24 hours after creation.' },
@@ -1218,7 +1221,9 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
       { description: 'Unknown fields are refused (422).' },
     ),
     PrivateRegionResponse: ok({ data: ref('PrivateRegion') }, 'One private region.'),
-    AgentToken: object(agentTokenFields, undefined, { description: 'A one-time enrollment token of a private region.' }),
+    AgentToken: object(agentTokenFields, undefined, {
+      description: 'A one-time enrollment token of a private region.',
+    }),
     AgentTokenResponse: ok({ data: ref('AgentToken') }, 'A new enrollment token.'),
     RegionAgent: object(enrolledAgentFields, undefined, { description: 'An agent enrolled in a private region.' }),
     RegionAgentListResponse: ok(

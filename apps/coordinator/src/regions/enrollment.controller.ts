@@ -20,7 +20,10 @@ export class EnrollmentController {
   async enroll(@Payload() payload: unknown): Promise<EnrollReply> {
     const { value, problems } = checkInput(EnrollRequestDto, payload);
     if (!value) {
-      return { ok: false, error: `malformed enrollment request: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}` };
+      return {
+        ok: false,
+        error: `malformed enrollment request: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
+      };
     }
     return this.enrollment.exchange(value);
   }

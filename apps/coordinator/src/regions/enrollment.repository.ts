@@ -89,7 +89,12 @@ export class EnrollmentRepository {
    * Marks the agent revoked at `at`: 'revoked', or 'already' when it was (so a repeated request
    * can push the revocation again), or 'none' when the region has no such agent.
    */
-  async revoke(accountId: string, regionId: string, agentId: string, at: number): Promise<'revoked' | 'already' | 'none'> {
+  async revoke(
+    accountId: string,
+    regionId: string,
+    agentId: string,
+    at: number,
+  ): Promise<'revoked' | 'already' | 'none'> {
     return this.db.transaction(async (m) => {
       const agent = await m.findOneBy(PrivateRegionAgentEntity, { id: agentId, accountId, regionId });
       if (!agent) return 'none';

@@ -123,7 +123,9 @@ export class EnrollmentService implements OnApplicationBootstrap, OnModuleDestro
       region: agent.regionId,
       name: agent.id,
     });
-    this.logger.log(`agent ${agent.name} (${agent.id}) enrolled in private region ${agent.regionId} of account ${agent.accountId}`);
+    this.logger.log(
+      `agent ${agent.name} (${agent.id}) enrolled in private region ${agent.regionId} of account ${agent.accountId}`,
+    );
     return { ok: true, jwt, agent: agent.id, account_id: agent.accountId, region: agent.regionId };
   }
 

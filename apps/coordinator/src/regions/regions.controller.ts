@@ -80,7 +80,7 @@ export class RegionsController {
   @ApiOperation({
     operationId: 'createAgentToken',
     tag: 'Regions',
-    summary: "Create a one-time enrollment token for an agent of the region",
+    summary: 'Create a one-time enrollment token for an agent of the region',
     description:
       'Shown once. An agent started with `AGENT_ENROLL_TOKEN` (and `AGENT_PRIVATE_REGION`, `NATS_URL`, `NATS_CREDS_FILE`) exchanges it within 24 hours for NATS credentials limited to this region. 503 when the coordinator has no NATS JWT authentication (`NATS_AUTH_DIR`).',
     id: 'RegionId',

@@ -12,7 +12,14 @@ import { RegionsService } from './regions.service.js';
 /** Private regions: the API, their agents' enrollment and heartbeats (docs/decisions/0030-private-regions.md). */
 @Module({
   controllers: [RegionsController, PrivateHeartbeatController, EnrollmentController],
-  providers: [PrivateRegionsRepository, RegionsService, PrivateAgents, EnrollmentRepository, EnrollmentService, NatsAuthority],
+  providers: [
+    PrivateRegionsRepository,
+    RegionsService,
+    PrivateAgents,
+    EnrollmentRepository,
+    EnrollmentService,
+    NatsAuthority,
+  ],
   exports: [PrivateRegionsRepository, PrivateAgents],
 })
 export class RegionsModule {}
