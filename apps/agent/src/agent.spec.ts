@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createUser, fmtCreds } from '@nats-io/jwt';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -15,7 +19,7 @@ import { ConfigError, connectNats, type NatsConnection } from '#runtime';
 import { describeWithNats, testNatsUrl } from '../../../test/support/nats.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { createAgentApp } from './app.js';
-import { loadAgentConfig } from './config.js';
+import { loadAgentConfig, needsEnrollment } from './config.js';
 import { probeRoutes } from './probe-routes.js';
 import { agentReadiness } from './readiness.js';
 
@@ -97,6 +101,60 @@ describe('a private region agent (AGENT_PRIVATE_REGION)', () => {
     expect(() =>
       loadAgentConfig({ ...nats, AGENT_PRIVATE_REGION: '65a1b2c3d4e5f60718293a4b/office', AGENT_REGIONS: 'eu-west-1' }),
     ).toThrow('AGENT_REGIONS: must not be set with AGENT_PRIVATE_REGION');
+  });
+});
+
+describe('an enrolling agent (AGENT_ENROLL_TOKEN)', () => {
+  const region = { NATS_URL: 'nats://127.0.0.1:4222', AGENT_PRIVATE_REGION: '65a1b2c3d4e5f60718293a4b/office' };
+  /** The shape of a token (a JWT whose `sub` is a user key); its signature is NATS's business. */
+  const token = [
+    Buffer.from('{"typ":"JWT","alg":"ed25519-nkey"}').toString('base64url'),
+    Buffer.from(JSON.stringify({ sub: `U${'A'.repeat(55)}` })).toString('base64url'),
+    'c2ln',
+  ].join('.');
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'picket-enroll-config-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('enrolls when the creds file is not there yet, and not once it is', () => {
+    const creds = join(dir, 'nats.creds');
+    const config = loadAgentConfig({ ...region, AGENT_ENROLL_TOKEN: token, NATS_CREDS_FILE: creds });
+    expect(needsEnrollment(config)).toBe(true);
+    expect(config.NATS_CREDS_FILE).toBe(creds);
+    writeFileSync(creds, fmtCreds(token, createUser()));
+    expect(needsEnrollment(loadAgentConfig({ ...region, AGENT_ENROLL_TOKEN: token, NATS_CREDS_FILE: creds }))).toBe(
+      false,
+    );
+  });
+
+  it.each([
+    [{ NATS_CREDS_FILE: 'x' }, 'AGENT_ENROLL_TOKEN: needs AGENT_PRIVATE_REGION', false],
+    [{}, 'AGENT_ENROLL_TOKEN: needs NATS_CREDS_FILE', true],
+    [
+      { NATS_CREDS_FILE: '/nonexistent-dir/nats.creds' },
+      'its directory /nonexistent-dir is missing or not writable',
+      true,
+    ],
+    [
+      { NATS_CREDS_FILE: 'CREDS', AGENT_ENROLL_TOKEN: 'pkt_not-a-jwt' },
+      'AGENT_ENROLL_TOKEN: not an enrollment token',
+      true,
+    ],
+    [{ NATS_CREDS_FILE: 'CREDS', NATS_TOKEN: 'secret' }, 'choose one way to authenticate', true],
+  ])('refuses %j: %s', (env, problem, withRegion) => {
+    const vars: Record<string, string> = { AGENT_ENROLL_TOKEN: token, ...env };
+    if (vars.NATS_CREDS_FILE === 'CREDS') vars.NATS_CREDS_FILE = join(dir, 'other.creds');
+    const base = withRegion ? region : { NATS_URL: region.NATS_URL };
+    expect(() => loadAgentConfig({ ...base, ...vars })).toThrow(problem);
+    try {
+      loadAgentConfig({ ...base, ...vars });
+    } catch (error) {
+      // The token is a secret: never in a message.
+      expect((error as Error).message).not.toContain(token);
+    }
   });
 });
 

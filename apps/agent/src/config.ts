@@ -23,6 +23,7 @@ import {
   NATS_URL_MESSAGE,
   NATS_URL_PATTERN,
   natsSecurityProblems,
+  urlCredentials,
   NatsEnv,
   ConfigError,
   Secret,
@@ -184,6 +185,15 @@ function enrollmentProblems(config: AgentConfig, enrolling: boolean): string[] {
     return problems;
   }
   if (!enrolling) return problems;
+  const others = [
+    ...(Object.keys(urlCredentials(config.NATS_URL)).length > 0 ? ['credentials in NATS_URL'] : []),
+    ...(config.NATS_USER || config.NATS_PASSWORD ? ['NATS_USER/NATS_PASSWORD'] : []),
+    ...(config.NATS_TOKEN ? ['NATS_TOKEN'] : []),
+  ];
+  if (others.length > 0)
+    problems.push(
+      `${others.join(', ')}, NATS_CREDS_FILE: choose one way to authenticate to NATS (an enrolling agent uses the credentials it enrolls for)`,
+    );
   if (enrollTokenUser(config.AGENT_ENROLL_TOKEN ?? '') === null)
     problems.push('AGENT_ENROLL_TOKEN: not an enrollment token (copy it whole, as the API or dashboard showed it)');
   const dir = dirname(resolve(config.NATS_CREDS_FILE));

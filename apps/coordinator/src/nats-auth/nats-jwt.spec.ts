@@ -1,8 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { decode, type Account, type Operator, type User } from '@nats-io/jwt';
+import { createUser, decode, type Account, type Operator, type User } from '@nats-io/jwt';
+import { enrollTokenUser } from '#contracts';
 import {
   accountJwtRevoking,
   createNatsAuthMaterial,
+  enrollmentTokenJwt,
+  privateAgentJwt,
   privateAgentPermissions,
   privateAgentUser,
   publicAgentPermissions,
@@ -114,5 +117,54 @@ describe('NATS JWT material', () => {
     await expect(accountJwtRevoking(m.account.jwt, m.accountSigningSeed, { UAAA: 1 })).rejects.toThrow(
       'not an operator key',
     );
+  });
+});
+
+describe('enrollment JWTs', () => {
+  it('a token is a bearer JWT of the account that may only ask for enrollment and read its own answer, until it expires', async () => {
+    const m = await createNatsAuthMaterial();
+    const expiresAt = new Date(Date.UTC(2026, 10, 27, 12));
+    const token = await enrollmentTokenJwt({
+      prefix: 'acme.picket',
+      name: 'enroll:1',
+      accountPublicKey: m.account.publicKey,
+      signingSeed: m.accountSigningSeed,
+      expiresAt,
+    });
+    const claims = decode<User>(token);
+    const signer = decode<Account>(m.account.jwt).nats.signing_keys?.[0];
+    expect(claims).toMatchObject({ name: 'enroll:1', iss: signer, exp: expiresAt.getTime() / 1000 });
+    expect(claims.nats).toMatchObject({
+      bearer_token: true,
+      issuer_account: m.account.publicKey,
+      pub: { allow: ['acme.picket.agents.enroll'] },
+      sub: { allow: [`_INBOX_ENROLL.${claims.sub}.>`] },
+    });
+    expect(claims.nats.resp).toBeUndefined();
+    // What the agent reads from it to choose its inbox prefix.
+    expect(enrollTokenUser(token)).toBe(claims.sub);
+    expect(enrollTokenUser('a.b.c')).toBeNull();
+  });
+
+  it("an enrolled agent's JWT names the public key it sent, with its region's permissions", async () => {
+    const m = await createNatsAuthMaterial();
+    const user = createUser();
+    const jwt = await privateAgentJwt({
+      prefix: 'picket',
+      accountId: ACCOUNT,
+      region: 'office',
+      name: 'agent-1',
+      accountPublicKey: m.account.publicKey,
+      signingSeed: m.accountSigningSeed,
+      userPublicKey: user.getPublicKey(),
+    });
+    const claims = decode<User>(jwt);
+    expect(claims.sub).toBe(user.getPublicKey());
+    expect(claims.exp).toBeUndefined();
+    expect(claims.nats).toMatchObject({
+      ...privateAgentPermissions('picket', ACCOUNT, 'office'),
+      issuer_account: m.account.publicKey,
+    });
+    expect(claims.nats.bearer_token).toBeUndefined();
   });
 });
