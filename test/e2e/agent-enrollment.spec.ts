@@ -13,7 +13,7 @@ import { enrollmentTokenJwt } from '../../apps/coordinator/src/nats-auth/nats-jw
 import type { ApiClient } from '../support/api-client.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
-import { ConfiguredNats, startJwtNats, type JwtNats } from '../support/nats-secure.js';
+import { ConfiguredNats, expectConfinedToRegion, startJwtNats, type JwtNats } from '../support/nats-secure.js';
 import { startPicket, type RunningProcess } from '../support/processes.js';
 import { SwitchableTarget } from '../support/target.js';
 import { waitFor } from '../support/wait.js';
@@ -43,6 +43,7 @@ const quiet = { log: () => undefined, warn: () => undefined };
   let a: ApiClient;
   let aId: string;
   let b: ApiClient;
+  let bId: string;
   const target = new SwitchableTarget();
   const agents: RunningProcess[] = [];
   let officeAgentId: string;
@@ -99,7 +100,9 @@ const quiet = { log: () => undefined, warn: () => undefined };
     const first = await c.newAccount('a');
     a = first.client;
     aId = first.accountId;
-    b = (await c.newAccount('b')).client;
+    const second = await c.newAccount('b');
+    b = second.client;
+    bId = second.accountId;
     for (const [client, id] of [
       [a, 'office'],
       [a, 'lab'],
@@ -228,6 +231,16 @@ const quiet = { log: () => undefined, warn: () => undefined };
     const token = await newToken(a, 'office');
     const first = await enrollDirectly(token);
     expect(first.reply).toMatchObject({ ok: true, account_id: aId, region: 'office' });
+    // The credentials it got are the server's business to confine: its region's work alone.
+    const confined = await connect({
+      servers: url,
+      authenticator: credsAuthenticator(first.creds((first.reply as { jwt: string }).jwt)),
+    });
+    try {
+      await expectConfinedToRegion(confined, 'picket', aId, bId, 'office');
+    } finally {
+      await confined.close();
+    }
     const again = await enrollDirectly(token);
     expect(again.reply).toEqual({ ok: false, error: 'the enrollment token was already used; create a new one' });
 
