@@ -7,11 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
+import { EnrollmentService } from '../../apps/coordinator/src/regions/enrollment.service.js';
+import { createUser } from '@nats-io/jwt';
 import type { ApiClient } from '../support/api-client.js';
 import { probeResult } from '../support/check-results.js';
 import { CapturingLogger, startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { signIn } from '../support/dashboard.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
+import { ConfiguredNats, startJwtNats } from '../support/nats-secure.js';
+import { tokenOfUrl } from '../support/sessions.js';
 import { SwitchableTarget } from '../support/target.js';
 
 /**
@@ -23,6 +27,14 @@ const run = process.env.PICKET_TEST_CHROMIUM === '1';
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const CUSTOM_DOMAIN = 'status.dashboard.example';
+/**
+ * Enrolling a private region's agent needs a nats-server in JWT mode (test/support/nats-secure.ts);
+ * without the binary that journey is skipped, and with PICKET_TEST_REQUIRE_SERVICES=1 (CI) the file fails.
+ */
+const JWT_NATS = ConfiguredNats.binary() !== null;
+if (!JWT_NATS && process.env.PICKET_TEST_REQUIRE_SERVICES === '1') {
+  throw new Error('the dashboard test needs nats-server on this machine (Debian package nats-server)');
+}
 
 interface Raw {
   status: number;
@@ -638,11 +650,10 @@ describe('dashboard', () => {
       }
     }, 120_000);
 
-    it('creates a private region (422 inline), lists it with no agent online and its start command, a monitor picks it, and deleting it is refused while in use', async () => {
+    it('creates a private region (422 inline), lists it with no agent online or enrolled, says the 503 of a token without NATS auth, a monitor picks it, and deleting it is refused while in use', async () => {
       const context = await browser.newContext();
       try {
         const csrf = await signIn(context, c);
-        const accountId = (await (await context.request.get(`${c.baseUrl}/api/me`)).json()).data.account_id as string;
         const monitor = await post(context, csrf, '/api/monitors', {
           name: 'Office printer',
           settings: { tcp: { url: 'tcp://printer.example.com:9100' } },
@@ -652,7 +663,6 @@ describe('dashboard', () => {
         await page.goto(`${c.baseUrl}/regions`);
         await page.getByRole('heading', { name: 'Regions', exact: true }).waitFor();
         await page.getByText('eu-west-1 (Ireland)').waitFor();
-        await page.getByText('Enrollment tokens are not built yet').waitFor();
         const form = page.locator('form', { hasText: 'New private region' });
 
         // The API's refusals under their fields: a public id, then a blank name.
@@ -667,10 +677,14 @@ describe('dashboard', () => {
         await form.getByRole('button', { name: 'Create region' }).click();
         const card = page.getByRole('article', { name: /Berlin office/ });
         await card.getByText('0 agents online').waitFor();
-        const command = await card.locator('pre.code').textContent();
-        expect(command).toContain(`AGENT_PRIVATE_REGION=${accountId}/office`);
-        expect(command).toContain('NATS_URL=');
+        await card.getByText('No agent enrolled yet.').waitFor();
+        await card.getByText('Create an enrollment token, then run the command').waitFor();
         await expect(form.getByLabel('Id').inputValue()).resolves.toBe('');
+        // This coordinator has no NATS JWT authentication: the API's 503 and its reason, in the card.
+        await card.getByRole('button', { name: 'Create enrollment token for office' }).click();
+        await card.getByRole('alert').filter({ hasText: 'NATS_AUTH_DIR' }).waitFor();
+        expect(await card.locator('pre.agent-token, pre.agent-command').count()).toBe(0);
+        await page.screenshot({ path: `${ARTIFACTS}regions-token-503.png`, fullPage: true });
         const listed = (await (await context.request.get(`${c.baseUrl}/api/regions`)).json()).data.regions as any[];
         expect(listed.find((r) => r.id === 'office')).toMatchObject({ type: 'private', name: 'Berlin office' });
 
@@ -687,9 +701,9 @@ describe('dashboard', () => {
         // Delete asks first, and is refused while the monitor lists the region.
         await page.goto(`${c.baseUrl}/regions`);
         page.once('dialog', (dialog) => void dialog.dismiss());
-        await page.getByRole('button', { name: 'Delete office' }).click();
+        await page.getByRole('button', { name: 'Delete region office' }).click();
         page.once('dialog', (dialog) => void dialog.accept());
-        await page.getByRole('button', { name: 'Delete office' }).click();
+        await page.getByRole('button', { name: 'Delete region office' }).click();
         await card.getByRole('alert').filter({ hasText: 'monitors still list this region' }).waitFor();
         await card.getByRole('link', { name: 'Office printer' }).waitFor();
         await page.screenshot({ path: `${ARTIFACTS}regions-in-use.png`, fullPage: true });
@@ -702,13 +716,199 @@ describe('dashboard', () => {
         });
         expect(put.status()).toBe(200);
         page.once('dialog', (dialog) => void dialog.accept());
-        await page.getByRole('button', { name: 'Delete office' }).click();
+        await page.getByRole('button', { name: 'Delete region office' }).click();
         await card.waitFor({ state: 'detached' });
         expect((await context.request.get(`${c.baseUrl}/api/regions/office`)).status()).toBe(404);
       } finally {
         await context.close();
       }
     }, 120_000);
+
+    /**
+     * A coordinator of its own with NATS in JWT mode (NATS_AUTH_DIR), so tokens are issued for real;
+     * the shared one stays without NATS (its journeys check nothing over NATS, and it answers the 503 above).
+     */
+    (JWT_NATS ? it : it.skip)(
+      "enrolls a private region's agent: a token shown once with its start command, the agent listed (a viewer too), revoked after a confirmation",
+      async () => {
+        const nats = await startJwtNats();
+        const ownDb = await testDatabases()
+          .find((kind) => kind.name === 'sqlite')!
+          .create();
+        let own: RunningCoordinator | undefined;
+        const admin = await browser.newContext({ colorScheme: 'light' });
+        const viewer = await browser.newContext({ colorScheme: 'light' });
+        try {
+          own = await startCoordinator(ownDb.url, { env: nats.coordinatorEnv });
+          const base = own.baseUrl;
+          const csrf = await signIn(admin, own);
+          const write = (method: 'post' | 'delete', path: string, data?: unknown) =>
+            admin.request[method](`${base}${path}`, { headers: { 'x-csrf-token': csrf }, data });
+          const accountId = (await (await admin.request.get(`${base}/api/me`)).json()).data.account_id as string;
+          expect((await write('post', '/api/regions', { id: 'office', name: 'Berlin office' })).status()).toBe(201);
+          const agentsOf = async () =>
+            (await (await admin.request.get(`${base}/api/regions/office/agents`)).json()).data.agents as {
+              id: string;
+              name: string;
+            }[];
+          /** Serious and critical axe-core findings on the page as it is now. */
+          const axeSerious = async (page: Page) => {
+            await page.evaluate(AXE_SOURCE);
+            const result = await page.evaluate(() => axe.run(document, { resultTypes: ['violations'] }));
+            return result.violations
+              .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+              .map((v: any) => v.id as string);
+          };
+          const enroll = async (token: string, name: string) => {
+            const enrolled = await own!.app.get(EnrollmentService).exchange({
+              token,
+              public_key: createUser().getPublicKey(),
+              agent_id: name,
+              account_id: accountId,
+              region: 'office',
+            });
+            if (!enrolled.ok) throw new Error(enrolled.error);
+            return enrolled.agent;
+          };
+
+          await admin.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+          const page = await admin.newPage();
+          await page.goto(`${base}/regions`);
+          const card = page.getByRole('article', { name: /Berlin office/ });
+          await card.getByText('No agent enrolled yet.').waitFor();
+          await card.getByRole('button', { name: 'Create enrollment token for office' }).click();
+
+          // The token, once, with its expiry (24 h) and the command that uses it.
+          const token = (await card.locator('pre.agent-token').textContent()) ?? '';
+          expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+          const command = (await card.locator('pre.agent-command').textContent()) ?? '';
+          expect(command.split('\n').map((line) => line.trim())).toEqual([
+            'NATS_URL=tls://nats.example.com:4222 \\',
+            `AGENT_PRIVATE_REGION=${accountId}/office \\`,
+            `AGENT_ENROLL_TOKEN=${token} \\`,
+            'NATS_CREDS_FILE=/var/lib/picket-agent/nats.creds \\',
+            'npm run agent',
+          ]);
+          await card.getByRole('status').filter({ hasText: 'it is not shown again' }).waitFor();
+          const expires = await card.locator('.issued-token time').getAttribute('datetime');
+          expect(Date.parse(expires!) / 1000 - Date.now() / 1000).toBeGreaterThan(24 * 3600 - 120);
+          expect(Date.parse(expires!) / 1000 - Date.now() / 1000).toBeLessThanOrEqual(24 * 3600);
+          // Light, dark and phone.
+          await page.evaluate('window.scrollTo(0, 0)');
+          await page.screenshot({ path: `${ARTIFACTS}regions-token.png`, fullPage: true });
+          expect(await axeSerious(page)).toEqual([]);
+          await page.emulateMedia({ colorScheme: 'dark' });
+          await page.screenshot({ path: `${ARTIFACTS}regions-token-dark.png`, fullPage: true });
+          expect(await axeSerious(page)).toEqual([]);
+          await page.emulateMedia({ colorScheme: 'light' });
+          // On a phone the token and the command wrap: nothing wider than the screen.
+          await page.setViewportSize({ width: 375, height: 740 });
+          await expect(
+            page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'),
+          ).resolves.toBeLessThanOrEqual(0);
+          await page.screenshot({ path: `${ARTIFACTS}regions-token-phone.png`, fullPage: true });
+          await page.setViewportSize({ width: 1280, height: 720 });
+          // Each copy button copies its own text whole.
+          // Each copy button copies its own text whole, and then says so in its name too (the
+          // visible word stays in the accessible name: axe-core's label-content-name-mismatch).
+          await card.getByRole('button', { name: 'Copy the agent start command for office' }).click();
+          await card
+            .getByRole('button', { name: 'Copied the agent start command for office' })
+            .getByText('Copied')
+            .waitFor();
+          expect(await page.evaluate('navigator.clipboard.readText()')).toBe(command);
+          await card.getByRole('button', { name: 'Copy the enrollment token for office' }).click();
+          await card
+            .getByRole('button', { name: 'Copied the enrollment token for office' })
+            .getByText('Copied')
+            .waitFor();
+          expect(await page.evaluate('navigator.clipboard.readText()')).toBe(token);
+          expect(await axeSerious(page)).toEqual([]);
+
+          // Not shown again: after a reload the page has only the button.
+          await page.reload();
+          await card.getByRole('button', { name: 'Create enrollment token for office' }).waitFor();
+          await card.getByText('No agent enrolled yet.').waitFor();
+          expect(await card.locator('pre.agent-token').count()).toBe(0);
+          expect(await page.getByText(token.slice(0, 40)).count()).toBe(0);
+
+          // Two agents enroll (as an agent's request over NATS does; test/e2e/agent-enrollment.spec.ts runs a real one).
+          const first = await enroll(token, 'office-1');
+          const second = (await (await write('post', '/api/regions/office/agent_tokens')).json()).data.token as string;
+          const other = await enroll(second, 'office-2');
+          expect((await agentsOf()).map((a) => a.id)).toEqual([first, other]);
+          await page.reload();
+          const row = (name: string) => card.getByRole('listitem').filter({ hasText: name });
+          await row('office-1').getByText('offline').waitFor();
+          await row('office-2').locator('time').waitFor();
+          await page.screenshot({ path: `${ARTIFACTS}regions-agents.png`, fullPage: true });
+          expect(await axeSerious(page)).toEqual([]);
+
+          // A viewer sees the agents, and no button in the card.
+          const invited = await write('post', '/api/users', { email: 'vic@example.com', name: 'Vic', role: 'viewer' });
+          expect(invited.status()).toBe(201);
+          const link = (await invited.json()).data.set_password_url as string;
+          const set = await viewer.request.post(`${base}/auth/set-password`, {
+            data: { token: tokenOfUrl(link), password: 'viewer password 1234' },
+          });
+          expect(set.status()).toBe(204);
+          const v = await viewer.newPage();
+          await v.goto(`${base}/regions`);
+          const seen = v.getByRole('article', { name: /Berlin office/ });
+          await seen.getByRole('listitem').filter({ hasText: 'office-1' }).waitFor();
+          await seen.getByRole('listitem').filter({ hasText: 'office-2' }).waitFor();
+          await seen.getByText('Someone who may change regions creates an enrollment token').waitFor();
+          expect(await seen.getByRole('button').allTextContents()).toEqual([]);
+
+          // When NATS has not taken a revocation, the API records it and answers 503: its message in the
+          // card. (Made here by answering the real request's 503 in its place: the agent is revoked.)
+          const unavailable =
+            'The agent is revoked, but NATS has not taken the revocation yet (connection refused); it is pushed again every minute, or repeat this request.';
+          await page.route(
+            `${base}/api/regions/office/agents/${other}`,
+            async (route) => {
+              expect((await route.fetch()).status()).toBe(204);
+              await route.fulfill({
+                status: 503,
+                contentType: 'application/json',
+                body: JSON.stringify({ status: 'error', error: { code: 'SERVICE_UNAVAILABLE', message: unavailable } }),
+              });
+            },
+            { times: 1 },
+          );
+          page.once('dialog', (dialog) => void dialog.accept());
+          await card.getByRole('button', { name: 'Revoke agent office-2' }).click();
+          await card.getByRole('alert').filter({ hasText: unavailable }).waitFor();
+          await row('office-2').waitFor({ state: 'detached', timeout: 5000 });
+          expect((await agentsOf()).map((a) => a.name)).toEqual(['office-1']);
+
+          // Revoke asks first: dismissed, nothing happens; accepted, the agent goes.
+          let asked = '';
+          page.once('dialog', (dialog) => {
+            asked = dialog.message();
+            void dialog.dismiss();
+          });
+          await card.getByRole('button', { name: 'Revoke agent office-1' }).click();
+          await page.waitForLoadState('networkidle');
+          await row('office-1').waitFor();
+          expect(asked).toContain('Revoke the agent “office-1” of office?');
+          expect((await agentsOf()).map((a) => a.name)).toEqual(['office-1']);
+          page.once('dialog', (dialog) => void dialog.accept());
+          await card.getByRole('button', { name: 'Revoke agent office-1' }).click();
+          await row('office-1').waitFor({ state: 'detached', timeout: 5000 });
+          expect(await card.getByRole('alert').count()).toBe(0);
+          await card.getByText('No agent enrolled yet.').waitFor();
+          expect(await agentsOf()).toEqual([]);
+        } finally {
+          await viewer.close();
+          await admin.close();
+          await own?.close();
+          await nats.stop();
+          await ownDb.drop();
+        }
+      },
+      120_000,
+    );
 
     it('a viewer invited by an admin reads monitors but sees no write button, and the API refuses their writes (403)', async () => {
       const admin = await browser.newContext();

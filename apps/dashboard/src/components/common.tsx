@@ -87,15 +87,17 @@ export function TableScroll({ label, children }: { label: string; children: Reac
 /** Copies `text` to the clipboard; says "Copied" once done. `label` names it for screen readers when the text is not beside it. */
 export function CopyButton({ text, label }: { text: string; label?: string }) {
   const [copied, setCopied] = useState<string | null>(null);
+  const done = copied === text;
   return (
     <button
       type="button"
-      aria-label={label}
+      // The accessible name keeps the visible word ("Copy", then "Copied") at its start.
+      aria-label={label && done ? label.replace(/^Copy\b/, 'Copied') : label}
       onClick={() => {
         void navigator.clipboard.writeText(text).then(() => setCopied(text));
       }}
     >
-      {copied === text ? 'Copied' : 'Copy'}
+      {done ? 'Copied' : 'Copy'}
     </button>
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { REGION_IDS } from '../../../../libs/contracts/src/regions.ts';
-import { agentCommand, describeRegions, regionChoices, type Region } from './regions.ts';
+import { agentCommand, describeRegions, regionChoices, shellWord, type Region } from './regions.ts';
 
 const regions: Region[] = [
   { id: 'eu-west-1', name: 'Ireland', continent: 'Europe', type: 'public' },
@@ -51,13 +51,63 @@ describe('describeRegions', () => {
   });
 });
 
+const JWT = 'eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.eyJqdGkiOiJYIn0.c2lnbmF0dXJl';
+
 describe('agentCommand', () => {
-  it("names the region with its account, the region's NATS user and a password variable of its own", () => {
-    const command = agentCommand('acc123', 'lab-2');
-    expect(command).toContain('AGENT_PRIVATE_REGION=acc123/lab-2');
-    expect(command).toContain('NATS_USER=lab-2 NATS_PASSWORD="$PICKET_NATS_LAB_2_PASSWORD"');
-    expect(command).toContain('NATS_URL=tls://');
-    expect(command).toContain('AGENT_ID=lab-2-1 npm run agent');
-    expect(command).not.toContain('AGENT_REGIONS');
+  it.each([
+    [
+      'the token, the region with its account, the creds file, and the NATS address to replace',
+      { token: JWT, account_id: '0123456789abcdef01234567', region: 'office' },
+      [
+        'NATS_URL=tls://nats.example.com:4222 \\',
+        '  AGENT_PRIVATE_REGION=0123456789abcdef01234567/office \\',
+        `  AGENT_ENROLL_TOKEN=${JWT} \\`,
+        '  NATS_CREDS_FILE=/var/lib/picket-agent/nats.creds \\',
+        '  npm run agent',
+      ],
+    ],
+    [
+      'a region id with dashes, as it is',
+      { token: 'abc.def-ghi_jkl', account_id: 'acc123', region: 'lab-2' },
+      [
+        'NATS_URL=tls://nats.example.com:4222 \\',
+        '  AGENT_PRIVATE_REGION=acc123/lab-2 \\',
+        '  AGENT_ENROLL_TOKEN=abc.def-ghi_jkl \\',
+        '  NATS_CREDS_FILE=/var/lib/picket-agent/nats.creds \\',
+        '  npm run agent',
+      ],
+    ],
+    [
+      'whatever the shell would read otherwise, quoted',
+      { token: "it's $HOME; rm -rf /", account_id: 'acc', region: 'a b' },
+      [
+        'NATS_URL=tls://nats.example.com:4222 \\',
+        "  AGENT_PRIVATE_REGION='acc/a b' \\",
+        "  AGENT_ENROLL_TOKEN='it'\\''s $HOME; rm -rf /' \\",
+        '  NATS_CREDS_FILE=/var/lib/picket-agent/nats.creds \\',
+        '  npm run agent',
+      ],
+    ],
+  ])('%s', (_, given, lines) => {
+    expect(agentCommand(given).split('\n')).toEqual(lines);
+  });
+
+  it('has no NATS user or password, and no public regions', () => {
+    const command = agentCommand({ token: JWT, account_id: 'acc', region: 'office' });
+    expect(command).not.toMatch(/NATS_USER|NATS_PASSWORD|AGENT_REGIONS/);
+  });
+});
+
+describe('shellWord', () => {
+  it.each([
+    ['office', 'office'],
+    ['acc/office', 'acc/office'],
+    ['tls://nats.example.com:4222', 'tls://nats.example.com:4222'],
+    ['', "''"],
+    ['a b', "'a b'"],
+    ['$(id)', "'$(id)'"],
+    ["o'clock", "'o'\\''clock'"],
+  ])('%j → %s', (value, expected) => {
+    expect(shellWord(value)).toBe(expected);
   });
 });

@@ -64,17 +64,59 @@ export function describeRegions(ids: readonly string[], regions: readonly Region
     .join(', ');
 }
 
+/** A one-time enrollment token as POST /api/regions/{id}/agent_tokens answers it (shown this once). */
+export interface AgentToken {
+  token: string;
+  account_id: string;
+  region: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** An agent enrolled in a private region (GET /api/regions/{id}/agents); revoked ones are not listed. */
+export interface EnrolledAgent {
+  id: string;
+  name: string;
+  public_key: string;
+  enrolled_at: number;
+  online: boolean;
+}
+
+/** A private region's enrolled agents, under the regions' key (a change to the regions refreshes them too). */
+export const useRegionAgents = (regionId: string) =>
+  useQuery({
+    queryKey: ['regions', regionId, 'agents'],
+    queryFn: async () =>
+      (await api.get<{ data: { agents: EnrolledAgent[] } }>(`/api/regions/${regionId}/agents`)).data.agents,
+    refetchInterval: 30_000,
+  });
+
+/** The NATS address in the start command: the operator's own replaces it. */
+export const NATS_URL_PLACEHOLDER = 'tls://nats.example.com:4222';
+/** Where the command's agent writes the NATS credentials it gets for the token (and reads them on later starts). */
+export const AGENT_CREDS_FILE = '/var/lib/picket-agent/nats.creds';
+
+/** `value` as one POSIX shell word: as it is when nothing in it is special, else single-quoted. */
+export function shellWord(value: string): string {
+  return /^[A-Za-z0-9_./:@%+,=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
 /**
- * How to start an agent for a private region today (docs/operations.md "Private regions"): the
- * NATS URL, the region's own NATS user (added to picket-auth.conf by the operator: enrollment
- * tokens are not built yet) and the region's full name. nats.example.com and the password's
- * variable are for the operator to replace.
+ * The command that starts an agent of a private region with an enrollment token
+ * (docs/operations.md "Private regions"): on its first start the agent exchanges the token for
+ * NATS credentials of its own, written to NATS_CREDS_FILE; later starts use that file and ignore
+ * the token. The NATS address is a placeholder for the operator to replace.
  */
-export function agentCommand(accountId: string, regionId: string): string {
-  const secret = `PICKET_NATS_${regionId.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
+export function agentCommand({
+  token,
+  account_id,
+  region,
+}: Pick<AgentToken, 'token' | 'account_id' | 'region'>): string {
   return [
-    'NATS_URL=tls://nats.example.com:4222 NATS_CA_FILE=/etc/picket/ca.pem \\',
-    `  NATS_USER=${regionId} NATS_PASSWORD="$${secret}" \\`,
-    `  AGENT_PRIVATE_REGION=${accountId}/${regionId} AGENT_ID=${regionId}-1 npm run agent`,
+    `NATS_URL=${NATS_URL_PLACEHOLDER} \\`,
+    `  AGENT_PRIVATE_REGION=${shellWord(`${account_id}/${region}`)} \\`,
+    `  AGENT_ENROLL_TOKEN=${shellWord(token)} \\`,
+    `  NATS_CREDS_FILE=${AGENT_CREDS_FILE} \\`,
+    '  npm run agent',
   ].join('\n');
 }
