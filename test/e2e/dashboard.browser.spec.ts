@@ -588,16 +588,58 @@ describe('dashboard', () => {
         await page.getByRole('status').filter({ hasText: 'Under maintenance: Database upgrade' }).waitFor();
         await page.screenshot({ path: `${ARTIFACTS}maintenance-monitor.png` });
 
-        // A weekly window from the builder.
+        // A weekly window from the builder, Saturdays and Sundays 03:00 to 05:00 Berlin time, first
+        // on the Saturday eight days before next year's spring change (the last Sunday of March).
+        const DAY_MS = 86_400_000;
+        const march31 = Date.UTC(new Date().getUTCFullYear() + 1, 2, 31);
+        const change = march31 - new Date(march31).getUTCDay() * DAY_MS;
+        const firstSaturday = change - 8 * DAY_MS;
+        const firstDate = new Date(firstSaturday).toISOString().slice(0, 10);
         await page.goto(`${c.baseUrl}/maintenance/new`);
+        const preview = page.getByRole('region', { name: 'Next occurrences' });
         await page.getByLabel('Name', { exact: true }).fill('Weekend backup');
         await page.getByRole('checkbox', { name: 'Every monitor of the account' }).check();
         await page.getByRole('radio', { name: 'Repeatedly' }).check();
         await page.getByRole('radio', { name: 'Every week' }).check();
         await page.getByRole('checkbox', { name: 'Sat', exact: true }).check();
-        await page.getByLabel('First start').fill('2027-01-02T03:00');
+        await page.getByLabel('First start').fill(`${firstDate}T03:00`);
         await page.getByLabel('Lasts (minutes)').fill('120');
         await expect(page.getByLabel('RRULE').inputValue()).resolves.toBe('FREQ=WEEKLY;BYDAY=SA,SU');
+        // The preview (POST /api/maintenance_windows/preview): the first five, in the form's zone,
+        // 03:00 local across the change (UTC on hover: 02:00 before it, 01:00 from it on).
+        const utcDay = (ms: number, options: Intl.DateTimeFormatOptions) =>
+          new Intl.DateTimeFormat('en-GB', { ...options, timeZone: 'UTC' }).format(new Date(ms));
+        const expected = [0, 1, 7, 8, 14].map((days) => {
+          const day = firstSaturday + days * DAY_MS;
+          const words = `${utcDay(day, { weekday: 'short' })}, ${utcDay(day, { day: 'numeric' })} ${utcDay(day, { month: 'short' })} ${utcDay(day, { year: 'numeric' })}`;
+          const utcHour = day < change ? 2 : 1;
+          return {
+            text: `${words}, 03:00 to 05:00`,
+            titles: [
+              `${new Date(day).toISOString().slice(0, 10)} 0${utcHour}:00:00 UTC`,
+              `${new Date(day).toISOString().slice(0, 10)} 0${utcHour + 2}:00:00 UTC`,
+            ],
+          };
+        });
+        const items = preview.getByRole('listitem');
+        const listedFirst = (text: string) => items.first().filter({ hasText: text }).waitFor();
+        await listedFirst(expected[0]!.text);
+        await expect(items.count()).resolves.toBe(5);
+        const shown = await items.evaluateAll((lis) =>
+          lis.map((li) => ({
+            text: li.textContent,
+            titles: [...li.querySelectorAll('time')].map((t) => t.getAttribute('title')),
+          })),
+        );
+        expect(shown).toEqual(expected);
+        await expect(preview.getAttribute('aria-labelledby')).resolves.toBeTruthy();
+        await expect(preview.locator('[aria-live="polite"]').count()).resolves.toBe(1);
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-preview.png`, fullPage: true });
+        // A change is previewed again (debounced): Sundays only, then Saturdays again.
+        await page.getByRole('checkbox', { name: 'Sat', exact: true }).uncheck();
+        await listedFirst(expected[1]!.text);
+        await page.getByRole('checkbox', { name: 'Sat', exact: true }).check();
+        await listedFirst(expected[0]!.text);
         await page.getByRole('button', { name: 'Create window' }).click();
         await page
           .getByRole('row', { name: /Weekend backup/ })
@@ -612,19 +654,23 @@ describe('dashboard', () => {
           rrule: 'FREQ=WEEKLY;BYDAY=SA,SU',
           duration: 7200,
           timezone: 'Europe/Berlin',
-          starts_at: Date.UTC(2027, 0, 2, 2, 0) / 1000,
+          starts_at: firstSaturday / 1000 + 2 * 3600,
           ends_at: null,
         });
-        // Opened again, the builder shows the rule it made.
+        // Opened again, the builder shows the rule it made, and its preview.
         await page.getByRole('link', { name: 'Weekend backup' }).click();
         await expect(page.getByRole('checkbox', { name: 'Sat', exact: true }).isChecked()).resolves.toBe(true);
-        await expect(page.getByLabel('First start').inputValue()).resolves.toBe('2027-01-02T03:00');
+        await expect(page.getByLabel('First start').inputValue()).resolves.toBe(`${firstDate}T03:00`);
+        await items.nth(4).filter({ hasText: expected[4]!.text }).waitFor();
 
         // The API's refusal of a raw rule, under its field.
         await page.goto(`${c.baseUrl}/maintenance/new`);
         await page.getByLabel('Name', { exact: true }).fill('Too often');
         await page.getByRole('radio', { name: 'Repeatedly' }).check();
         await page.getByLabel('RRULE').fill('FREQ=SECONDLY');
+        // The preview says why instead of listing occurrences.
+        await preview.getByText('RRULE: FREQ must be YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY').waitFor();
+        await expect(preview.getByRole('listitem').count()).resolves.toBe(0);
         await page.getByRole('button', { name: 'Create window' }).click();
         await page.locator('[aria-invalid="true"]').first().waitFor();
         const rrule = page.getByLabel('RRULE');

@@ -23,6 +23,7 @@ import {
   contactUpdateSchema,
   accountQuery,
   firstOfEachClass,
+  maintenancePreviewSchema,
   malformedIds,
   monitorCreateSchema,
   NO_BODY,
@@ -146,6 +147,8 @@ const TABLES = [
   ['monitor_contacts', 'monitor_id, contact_id'],
   ['contacts', 'id'],
   ['private_regions', 'id'],
+  // The maintenance preview stores nothing: nothing here may change.
+  ['maintenance_windows', 'id'],
 ] as const;
 
 async function snapshot(ds: DataSource): Promise<string> {
@@ -662,6 +665,20 @@ describe.each(kinds)('hostile input (%s)', (_name, kind) => {
       ];
       await fc.assert(
         fc.asyncProperty(cases, ([t, q]) => probe(w, t, undefined, q)),
+        options(examples),
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'POST /api/maintenance_windows/preview',
+    async () => {
+      const classes = bodyClasses(maintenancePreviewSchema(w.monitors, w.foreign.monitor));
+      const post = target('POST', '/api/maintenance_windows/preview', 200);
+      const examples = firstOfEachClass(classes, SEED).map((b) => [b] as [BodyCase]);
+      await fc.assert(
+        fc.asyncProperty(anyOf(classes), (b) => probe(w, post, b)),
         options(examples),
       );
     },

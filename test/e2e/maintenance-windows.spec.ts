@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Database } from '../../apps/coordinator/src/database/database.js';
+import { MaintenanceCalendar } from '../../apps/coordinator/src/maintenance/maintenance-calendar.js';
+import { MaintenanceWindowEntity } from '../../apps/coordinator/src/maintenance/maintenance-window.entity.js';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
 import { Dispatcher } from '../../apps/coordinator/src/notify/dispatcher.js';
 import { nextSlot, rotationPlan } from '../../apps/coordinator/src/scheduling/rotation.js';
@@ -217,6 +220,7 @@ describe.each(testDatabases())('maintenance windows API on $name', (kind) => {
   let db: TestDatabase;
   let c: RunningCoordinator;
   let api: ApiClient;
+  let accountId: string;
   let other: ApiClient;
   let monitorId: string;
   let foreignMonitorId: string;
@@ -225,7 +229,7 @@ describe.each(testDatabases())('maintenance windows API on $name', (kind) => {
   beforeAll(async () => {
     db = await kind.create();
     c = await startCoordinator(db.url);
-    api = (await c.newAccount('one')).client;
+    ({ client: api, accountId } = await c.newAccount('one'));
     other = (await c.newAccount('two')).client;
     const monitor = async (client: ApiClient) =>
       (
@@ -349,6 +353,142 @@ describe.each(testDatabases())('maintenance windows API on $name', (kind) => {
     expect((await api.get('/api/maintenance_windows/nope')).body.error.code).toBe('MAINTENANCE_WINDOW_NOT_FOUND');
     expect((await api.delete(path)).status).toBe(204);
     expect((await api.get(path)).status).toBe(404);
+  });
+
+  it('previews the next occurrences of a window without storing it', async () => {
+    const preview = (body: unknown, client = api) => client.post('/api/maintenance_windows/preview', body);
+    const stored = async () => (await api.get('/api/maintenance_windows?per_page=100')).text;
+    const before = await stored();
+    const DAY = 86_400;
+    // This file's other suites run first: a fresh instant, not the suite's `now`.
+    const t = Math.floor(Date.now() / 1000);
+
+    // Weekly, Sundays 03:00 Berlin time, first a week before next year's spring change (the last
+    // Sunday of March, 01:00 UTC): 02:00 UTC (CET) once, then 01:00 UTC (CEST), each 2 h long.
+    const year = new Date(t * 1000).getUTCFullYear() + 1;
+    const march31 = Date.UTC(year, 2, 31) / 1000;
+    const change = march31 - new Date(march31 * 1000).getUTCDay() * DAY;
+    const weekly = await preview({
+      name: 'Sunday nights',
+      monitors: [monitorId],
+      starts_at: change - 7 * DAY + 2 * 3600,
+      rrule: 'FREQ=WEEKLY;BYDAY=SU',
+      duration: 7200,
+      timezone: 'europe/berlin',
+    });
+    expect(weekly.status).toBe(200);
+    const firstSummer = change + 3600;
+    expect(weekly.body).toEqual({
+      status: 'ok',
+      data: {
+        occurrences: [
+          { starts_at: change - 7 * DAY + 2 * 3600, ends_at: change - 7 * DAY + 4 * 3600 },
+          ...[0, 1, 2, 3, 4, 5, 6, 7, 8].map((week) => ({
+            starts_at: firstSummer + week * 7 * DAY,
+            ends_at: firstSummer + week * 7 * DAY + 7200,
+          })),
+        ],
+      },
+    });
+
+    // An occurrence under way is the first; COUNT ends the list.
+    const daily = await preview({ name: 'd', monitors: [], starts_at: t - 60, rrule: 'FREQ=DAILY', duration: 3600 });
+    expect(daily.status).toBe(200);
+    expect(daily.body.data.occurrences).toHaveLength(10);
+    expect(daily.body.data.occurrences[0]).toEqual({ starts_at: t - 60, ends_at: t + 3540 });
+    expect(daily.body.data.occurrences[9]).toEqual({ starts_at: t - 60 + 9 * DAY, ends_at: t + 3540 + 9 * DAY });
+    const counted = await preview({
+      name: 'c',
+      monitors: [],
+      starts_at: t + 3600,
+      rrule: 'FREQ=DAILY;COUNT=3',
+      duration: 60,
+      timezone: 'UTC',
+    });
+    expect(counted.body.data.occurrences.map((o: any) => o.starts_at)).toEqual([
+      t + 3600,
+      t + 3600 + DAY,
+      t + 3600 + 2 * DAY,
+    ]);
+
+    // One-off: its one occurrence (under way or to come), none once ended; `active` is not looked at.
+    for (const [starts, ends] of [
+      [t - 60, t + 600],
+      [t + 600, t + 1200],
+    ] as const) {
+      const res = await preview({ name: 'o', monitors: [], starts_at: starts, ends_at: ends, active: false });
+      expect(res.body).toEqual({ status: 'ok', data: { occurrences: [{ starts_at: starts, ends_at: ends }] } });
+    }
+    const ended = await preview({ name: 'o', monitors: [], starts_at: t - 600, ends_at: t - 60 });
+    expect(ended.body).toEqual({ status: 'ok', data: { occurrences: [] } });
+
+    // Judged exactly as a create: the same 422, byte for byte, the account's monitors included.
+    const base = { name: 'w', monitors: [], starts_at: t };
+    for (const body of [
+      { ...base, rrule: 'FREQ=SOMETIMES', duration: 60 },
+      { ...base, rrule: 'FREQ=DAILY', duration: 60, timezone: 'Europe/Atlantis' },
+      { ...base, rrule: 'FREQ=DAILY' },
+      { ...base, ends_at: t },
+      { ...base, ends_at: t + 60, rrule: 'FREQ=DAILY', duration: 60 },
+      { ...base, ends_at: t + 60, monitors: [monitorId, foreignMonitorId] },
+      { name: '', monitors: 'all', starts_at: -1, ends_at: t + 60, extra: 1 },
+      // Never occurs: the library gives up searching (was a 500 after storing, on create).
+      { ...base, rrule: 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30', duration: 60 },
+    ]) {
+      const refused = await preview(body);
+      const created = await api.post('/api/maintenance_windows', body);
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.code).toBe('VALIDATION_ERROR');
+      expect([refused.status, refused.text]).toEqual([created.status, created.text]);
+    }
+    expect((await preview({ ...base, ends_at: t + 60, monitors: [monitorId] }, other)).body.error.details).toEqual([
+      { field: 'monitors[0]', message: 'is not a monitor of this account' },
+    ]);
+    // Nothing was stored by any of it.
+    expect(await stored()).toBe(before);
+
+    // maintenance:read is enough; maintenance:write alone is not.
+    const body = { ...base, ends_at: t + 60 };
+    expect((await preview(body, (await c.newKey(accountId, ['maintenance:read'])).client)).status).toBe(200);
+    const writer = await preview(body, (await c.newKey(accountId, ['maintenance:write'])).client);
+    expect([writer.status, writer.body.error.code]).toEqual([403, 'FORBIDDEN']);
+
+    // `/preview` beside `/{id}`: other methods still reach the id routes (a malformed id: 404).
+    for (const res of [
+      await api.get('/api/maintenance_windows/preview'),
+      await api.put('/api/maintenance_windows/preview', {}),
+      await api.delete('/api/maintenance_windows/preview'),
+    ]) {
+      expect([res.status, res.body.error.code]).toEqual([404, 'MAINTENANCE_WINDOW_NOT_FOUND']);
+    }
+    const patch = await api.request('PATCH', '/api/maintenance_windows/preview');
+    expect([patch.status, patch.headers.get('allow')]).toEqual([
+      405,
+      expect.stringMatching(/^(?=.*DELETE)(?=.*GET)(?=.*POST)(?=.*PUT)/),
+    ]);
+  });
+
+  it('a window stored before never-occurring rules were refused reads as ended, and covers nothing', async () => {
+    const created = await api.post('/api/maintenance_windows', {
+      name: 'Leap',
+      monitors: [monitorId],
+      starts_at: now - 3600,
+      rrule: 'FREQ=DAILY',
+      duration: 7200,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data.state).toBe('in_progress');
+    const id = created.body.data.id as string;
+    // As such a row was stored by earlier versions: the rule written directly.
+    await c.app
+      .get(Database)
+      .manager.update(MaintenanceWindowEntity, { id }, { rrule: 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30' });
+    await c.app.get(MaintenanceCalendar).reload();
+    const read = await api.get(`/api/maintenance_windows/${id}`);
+    expect([read.status, read.body.data.state, read.body.data.next_start_at]).toEqual([200, 'ended', null]);
+    expect((await api.get('/api/maintenance_windows')).status).toBe(200);
+    expect(c.app.get(MaintenanceCalendar).coverOf(accountId, monitorId, now)).toBeNull();
+    expect((await api.delete(`/api/maintenance_windows/${id}`)).status).toBe(204);
   });
 
   it('public status page: the covered monitor "Under maintenance", windows within 7 days listed', async () => {

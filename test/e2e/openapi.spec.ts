@@ -482,11 +482,22 @@ describe('OpenAPI document', () => {
   });
 
   it('answers other methods on documented paths with the documented 405, and unknown paths with 404', async () => {
-    for (const [path, item] of Object.entries<any>(doc.paths)) {
-      const methods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].filter((m) => item[m.toLowerCase()]);
+    const documentedMethods = (item: any) =>
+      ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].filter((m) => item[m.toLowerCase()]);
+    for (const path of Object.keys(doc.paths)) {
+      const url = path.replace('{id}', UNKNOWN_ID);
+      // `Allow` lists every method a route serves at the URL: a literal path beside `{id}`
+      // (`/api/maintenance_windows/preview`, POST) also has the `{id}` routes' methods.
+      const methods = [
+        ...new Set(
+          Object.entries<any>(doc.paths)
+            .filter(([other]) => other === path || operations.some((op) => op.path === other && op.pattern.test(url)))
+            .flatMap(([, served]) => documentedMethods(served)),
+        ),
+      ];
       const other = ['PATCH', 'PUT', 'POST', 'DELETE'].find((m) => !methods.includes(m));
       if (!other) throw new Error(`no undocumented method left for ${path}`);
-      const res = await a.request(other, path.replace('{id}', UNKNOWN_ID));
+      const res = await a.request(other, url);
       expectCode(res, 405, 'METHOD_NOT_ALLOWED');
       conformResponse(at('#/components/responses/MethodNotAllowed'), res, `${other} ${path}`);
       const allow = (res.headers.get('allow') ?? '').split(/,\s*/).filter((m) => m !== 'HEAD');
@@ -1079,6 +1090,27 @@ describe('OpenAPI document', () => {
     expectCode(await call(a, 'PUT', missing, { json: {} }), 404, 'MAINTENANCE_WINDOW_NOT_FOUND');
     expectCode(await call(a, 'DELETE', path), 204);
     expectCode(await call(a, 'DELETE', path), 404, 'MAINTENANCE_WINDOW_NOT_FOUND');
+
+    // The preview: a create's body, its next occurrences, nothing stored.
+    const preview = await call(a, 'POST', '/api/maintenance_windows/preview', {
+      json: { ...recurring.body.data, name: 'Preview' },
+    });
+    expectCode(preview, 200);
+    expect(preview.body.data.occurrences).toHaveLength(10);
+    expect(preview.body.data.occurrences).toContainEqual({
+      starts_at: recurring.body.data.next_start_at,
+      ends_at: recurring.body.data.next_start_at + 3600,
+    });
+    const previewOneOff = await call(a, 'POST', '/api/maintenance_windows/preview', {
+      json: { name: 'Deploy', monitors: [monitor.id], starts_at: now + 3600, ends_at: now + 7200 },
+    });
+    expectCode(previewOneOff, 200);
+    expect(previewOneOff.body.data.occurrences).toEqual([{ starts_at: now + 3600, ends_at: now + 7200 }]);
+    const refused = await call(a, 'POST', '/api/maintenance_windows/preview', {
+      json: { name: 'Bad', monitors: [], starts_at: now, ends_at: now - 1 },
+    });
+    expectCode(refused, 422, 'VALIDATION_ERROR');
+    expect(refused.body.error.details).toEqual([{ field: 'ends_at', message: 'must be after starts_at' }]);
   });
 
   // ---- regions -----------------------------------------------------------------------------

@@ -751,6 +751,113 @@ export function regionCreateSchema(): BodySchema {
   };
 }
 
+/** 9999-12-31T23:59:59Z, the last instant a maintenance window may name. */
+const MAINTENANCE_MAX_INSTANT = 253_402_300_799;
+const PREVIEW_RULES = [
+  'FREQ=WEEKLY;BYDAY=SU',
+  'FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,FR',
+  'FREQ=DAILY',
+  'FREQ=DAILY;COUNT=5',
+  'FREQ=DAILY;UNTIL=20271231T235959Z',
+  'FREQ=HOURLY;BYMINUTE=0',
+  'FREQ=MONTHLY;BYMONTHDAY=31',
+  'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29',
+];
+const PREVIEW_ZONES = ['UTC', 'Europe/Berlin', 'america/new_york', 'Asia/Kolkata', 'Australia/Lord_Howe'];
+
+/**
+ * POST /api/maintenance_windows/preview (a create's body, stored nowhere): one-off and recurring
+ * windows around now; `monitorIds` are the account's monitors, `foreignMonitorId` another's.
+ */
+export function maintenancePreviewSchema(monitorIds: readonly string[], foreignMonitorId: string): BodySchema {
+  const now = Math.floor(Date.now() / 1000);
+  const common = {
+    name: validName,
+    monitors: fc.uniqueArray(fc.constantFrom(...monitorIds), { maxLength: 3 }),
+    starts_at: fc.integer({ min: now - 30 * 86_400, max: now + 365 * 86_400 }),
+    timezone: fc.constantFrom(...PREVIEW_ZONES),
+    active: fc.boolean(),
+  };
+  const oneOff = fc
+    .record(
+      { ...common, length: fc.integer({ min: 1, max: 30 * 86_400 }), nulls: fc.boolean() },
+      { requiredKeys: ['name', 'monitors', 'starts_at', 'length', 'nulls'] },
+    )
+    .map(({ length, nulls, ...body }): JsonObject => ({
+      ...body,
+      ends_at: body.starts_at + length,
+      ...(nulls ? { rrule: null, duration: null } : {}),
+    }));
+  const recurring = fc
+    .record(
+      {
+        ...common,
+        rrule: fc.constantFrom(...PREVIEW_RULES),
+        duration: fc.integer({ min: 60, max: 604_800 }),
+        ends_at: fc.constant(null),
+      },
+      { requiredKeys: ['name', 'monitors', 'starts_at', 'rrule', 'duration'] },
+    )
+    .map((body): JsonObject => ({ ...body }));
+  const valid = fc.oneof(oneOff, recurring);
+  const isOneOff = (body: JsonObject) => typeof body.ends_at === 'number';
+  return {
+    valid,
+    nameField: 'name',
+    readOnly: {
+      id: READ_ONLY_SENTINEL_ID,
+      created_at: READ_ONLY_SENTINEL_TIME,
+      updated_at: READ_ONLY_SENTINEL_TIME,
+      state: 'ended',
+      next_start_at: null,
+    },
+    numbers: valid.chain((body) => {
+      const start = body.starts_at as number;
+      const slots: NumberSlot[] = isOneOff(body)
+        ? [
+            { body, path: ['starts_at'], accepts: integerIn(0, (body.ends_at as number) - 1) },
+            { body, path: ['ends_at'], accepts: integerIn(start + 1, MAINTENANCE_MAX_INSTANT) },
+          ]
+        : [
+            { body, path: ['starts_at'], accepts: integerIn(0, MAINTENANCE_MAX_INSTANT) },
+            { body, path: ['duration'], accepts: integerIn(60, 604_800) },
+          ];
+      return fc.constantFrom(...slots);
+    }),
+    crlf: fc.oneof(
+      fc.tuple(valid, fc.constantFrom('\r\n', '\n', '\r', '\u0000', '\u007f')).map(([body, bad]) => ({
+        ...body,
+        name: `a${bad}b`,
+      })),
+      fc.tuple(recurring, fc.constantFrom('\r\n', '\n', '\r', '\t', ' ', '\u0000')).map(([body, bad]) => ({
+        ...body,
+        rrule: `${body.rrule as string}${bad}`,
+      })),
+      fc.tuple(valid, fc.constantFrom('\r\nX-Injected: 1', '\n', '\r', '\u0000')).map(([body, bad]) => ({
+        ...body,
+        timezone: `Europe/Berlin${bad}`,
+      })),
+    ),
+    // Fields that do not go together, monitors not the account's, rules and zones refused.
+    alsoInvalid: fc.oneof(
+      oneOff.map((body): JsonObject => ({ ...body, ends_at: body.starts_at as number })),
+      oneOff.map((body): JsonObject => ({ ...body, rrule: 'FREQ=DAILY', duration: 60 })),
+      recurring.map((body): JsonObject => ({ ...body, duration: null })),
+      recurring.map((body): JsonObject => ({ ...body, rrule: 'FREQ=MINUTELY' })),
+      recurring.map((body): JsonObject => ({ ...body, rrule: 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30' })),
+      recurring.map((body): JsonObject => ({ ...body, timezone: '+01:00' })),
+      valid.map((body): JsonObject => ({
+        name: body.name as string,
+        monitors: [],
+        starts_at: body.starts_at as number,
+      })),
+      fc
+        .tuple(valid, fc.constantFrom(foreignMonitorId, 'ffffffffffffffffffffffff'))
+        .map(([body, id]): JsonObject => ({ ...body, monitors: [id] })),
+    ),
+  };
+}
+
 // ---- hostile values -------------------------------------------------------------------------
 
 const hostileChar = fc.oneof(

@@ -3,7 +3,7 @@ import { CLOCK, type Clock } from '#runtime';
 import type { MaintenanceWindowEntity } from './maintenance-window.entity.js';
 import { MaintenanceWindowsRepository } from './maintenance-windows.repository.js';
 import { MaintenanceWindowsService } from './maintenance-windows.service.js';
-import { windowAt, type WindowAt } from './windows.js';
+import { windowAtOrEnded, type WindowAt } from './windows.js';
 
 /** Windows changed by another replica are seen within this long (this replica's changes at once). */
 export const CALENDAR_REFRESH_MS = 30_000;
@@ -42,6 +42,8 @@ export interface Cover {
 export class MaintenanceCalendar implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Maintenance');
   private byAccount = new Map<string, Map<string, Cached>>();
+  /** Windows whose rule the recurrence library gave up on (logged once each). */
+  private readonly unsearchable = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   /** Changes made here while a reload reads the table: applied again over what it read. */
   private duringReload: { window: MaintenanceWindowEntity; deleted: boolean }[] | null = null;
@@ -123,7 +125,14 @@ export class MaintenanceCalendar implements OnModuleInit, OnModuleDestroy {
 
   private answer(cached: Cached, at: number): WindowAt {
     if (cached.at === null || at >= cached.validUntil || at < cached.computedAt) {
-      const answer = windowAt(cached.window, at);
+      const answer = windowAtOrEnded(cached.window, at, (error) => {
+        if (!this.unsearchable.has(cached.window.id)) {
+          this.unsearchable.add(cached.window.id);
+          this.logger.error(
+            `maintenance window ${cached.window.id}: its rule cannot be searched (${String(error)}); it covers nothing until it is changed`,
+          );
+        }
+      });
       cached.at = answer;
       cached.computedAt = at;
       cached.validUntil = Math.min(answer.coverEndsAt ?? Infinity, answer.nextStartAt ?? Infinity);

@@ -29,6 +29,27 @@ export class MaintenanceWindowsController {
     return { status: 'ok', data: await this.windows.list(principal.accountId, query) };
   }
 
+  /**
+   * A literal segment beside `/:id`: Fastify's router prefers it, so only POST reaches this;
+   * GET, PUT and DELETE of `/preview` still reach the `:id` routes (404, a malformed id).
+   */
+  @Post('preview')
+  @HttpCode(200)
+  @RequirePermission('maintenance:read')
+  @ApiOperation({
+    operationId: 'previewMaintenanceWindow',
+    tag: 'Maintenance windows',
+    summary: 'Preview the occurrences of a maintenance window',
+    description:
+      "The body of a create, judged exactly as a create judges it (the same 422 details, the account's monitors included); nothing is stored. Answers the next 10 occurrences from now, one under way included, computed as `next_start_at` is (in `timezone`, across DST changes); a one-off window has one, an ended window none. `active` is not looked at.",
+    body: { schema: 'MaintenanceWindowCreate', required: true, description: 'The window as it would be created.' },
+    success: { description: 'Its next occurrences, by start.', schema: 'MaintenanceWindowPreviewResponse' },
+    errors: ['VALIDATION_ERROR'],
+  })
+  async preview(@CurrentPrincipal() principal: Principal, @Body() body: CreateMaintenanceWindowDto) {
+    return { status: 'ok', data: await this.windows.preview(principal.accountId, body) };
+  }
+
   @Get(':id')
   @RequirePermission('maintenance:read')
   @ApiOperation({

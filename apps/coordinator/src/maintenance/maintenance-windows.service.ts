@@ -13,7 +13,7 @@ import {
 import { MaintenanceWindowEntity } from './maintenance-window.entity.js';
 import { MaintenanceWindowsRepository } from './maintenance-windows.repository.js';
 import { canonicalTimeZone } from './recurrence.js';
-import { windowAt, type WindowState } from './windows.js';
+import { PREVIEW_COUNT, upcomingOccurrences, windowAt, windowAtOrEnded, type WindowState } from './windows.js';
 
 export interface MaintenanceWindowJson {
   id: string;
@@ -29,6 +29,18 @@ export interface MaintenanceWindowJson {
   next_start_at: number | null;
   created_at: number;
   updated_at: number;
+}
+
+const UNSEARCHABLE = 'has no occurrence the calendar can find (a rule such as BYMONTH=2;BYMONTHDAY=30 never occurs)';
+
+/** One occurrence of a window as the preview lists it. */
+export interface OccurrenceJson {
+  starts_at: number;
+  ends_at: number;
+}
+
+export interface MaintenancePreviewJson {
+  occurrences: OccurrenceJson[];
 }
 
 /** The fields that make a window one-off or recurring, as they will be stored. */
@@ -92,8 +104,32 @@ export class MaintenanceWindowsService {
   }
 
   async create(accountId: string, dto: CreateMaintenanceWindowDto): Promise<MaintenanceWindowJson> {
+    const window = this.fromCreate(accountId, dto);
+    await this.save(window, true, []);
+    return this.toJson(window);
+  }
+
+  /**
+   * `POST /api/maintenance_windows/preview`: the window a create of `dto` would store, judged as
+   * a create judges it (the account's monitors included), and its next PREVIEW_COUNT occurrences
+   * from now (one under way included), from the same core as `next_start_at`. Nothing is stored.
+   */
+  async preview(accountId: string, dto: CreateMaintenanceWindowDto): Promise<MaintenancePreviewJson> {
+    const window = this.fromCreate(accountId, dto);
+    await this.judge(window, []);
+    let occurrences;
+    try {
+      occurrences = upcomingOccurrences(window, unixSeconds(this.clock), PREVIEW_COUNT);
+    } catch {
+      throw validationError([{ field: 'rrule', message: UNSEARCHABLE }]);
+    }
+    return { occurrences: occurrences.map((o) => ({ starts_at: o.startsAt, ends_at: o.endsAt })) };
+  }
+
+  /** The window a create of `dto` makes (not judged, not stored). */
+  private fromCreate(accountId: string, dto: CreateMaintenanceWindowDto): MaintenanceWindowEntity {
     const now = unixSeconds(this.clock);
-    const window = Object.assign(new MaintenanceWindowEntity(), {
+    return Object.assign(new MaintenanceWindowEntity(), {
       id: newObjectId(this.clock.now()),
       accountId,
       name: dto.name,
@@ -107,8 +143,6 @@ export class MaintenanceWindowsService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.save(window, true, []);
-    return this.toJson(window);
   }
 
   /**
@@ -139,17 +173,34 @@ export class MaintenanceWindowsService {
     this.changed(window, true);
   }
 
-  /**
-   * Judges the combination and the monitors, then stores. Ids already stored are not judged
-   * again: a monitor deleted meanwhile must not make the window's own GET body refused on PUT.
-   */
+  /** Judges the window (judge), then stores it and tells the listeners. */
   private async save(window: MaintenanceWindowEntity, isNew: boolean, stored: readonly string[]): Promise<void> {
+    await this.judge(window, stored);
+    await this.windows.save(window, isNew);
+    this.changed(window, false);
+  }
+
+  /**
+   * The combination of fields and the monitors: 422 with one detail per field. Ids already stored
+   * are not judged again: a monitor deleted meanwhile must not make the window's own GET body
+   * refused on PUT.
+   */
+  private async judge(window: MaintenanceWindowEntity, stored: readonly string[]): Promise<void> {
     const problems = shapeProblems({
       starts_at: window.startsAt,
       ends_at: window.endsAt,
       rrule: window.rrule,
       duration: window.duration,
     });
+    if (problems.length === 0 && window.rrule !== null) {
+      // A rule the library cannot search (`FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30` never occurs: it
+      // gives up after 10,000 iterations) would fail every later question about the window.
+      try {
+        windowAt(window, unixSeconds(this.clock));
+      } catch {
+        problems.push({ field: 'rrule', message: UNSEARCHABLE });
+      }
+    }
     const fresh = window.monitors.filter((m) => !stored.includes(m));
     const owned = await this.windows.ownedMonitorIds(window.accountId, fresh);
     window.monitors.forEach((monitorId, i) => {
@@ -158,8 +209,6 @@ export class MaintenanceWindowsService {
       }
     });
     if (problems.length > 0) throw validationError(problems);
-    await this.windows.save(window, isNew);
-    this.changed(window, false);
   }
 
   private changed(window: MaintenanceWindowEntity, deleted: boolean): void {
@@ -173,7 +222,8 @@ export class MaintenanceWindowsService {
   }
 
   private toJson(window: MaintenanceWindowEntity): MaintenanceWindowJson {
-    const at = windowAt(window, unixSeconds(this.clock));
+    // A row stored before unsearchable rules were refused reads as ended, not as a 500.
+    const at = windowAtOrEnded(window, unixSeconds(this.clock), () => undefined);
     return {
       id: window.id,
       name: window.name,

@@ -4,8 +4,11 @@ import { canonicalTimeZone, rruleProblem, timeZoneProblem } from './recurrence.j
 import {
   appliesTo,
   MERGE_HORIZON_SECONDS,
+  PREVIEW_COUNT,
   shownOccurrence,
+  upcomingOccurrences,
   windowAt,
+  windowAtOrEnded,
   type WindowAt,
   type WindowSchedule,
 } from './windows.js';
@@ -199,6 +202,24 @@ describe('windowAt: the cost of big recurring rules (docs/decisions/0026-mainten
     expect(q.returned()).toBe(1000);
   });
 
+  it('a preview of an hourly COUNT=1000 rule: expanded once', () => {
+    const window = recurring('FREQ=HOURLY;COUNT=1000', '2026-01-01T00:00:00Z', HOUR, 'Europe/Berlin');
+    const q = queries();
+    expect(upcomingOccurrences(window, at('2026-01-21T20:30:00Z'), 50)).toHaveLength(50);
+    expect(q.total()).toBe(1);
+  });
+
+  it('a preview of an endless hourly rule of week-long occurrences: one query for those under way, one per next', () => {
+    const window = recurring('FREQ=HOURLY', '2026-01-01T00:00:00Z', 7 * 24 * HOUR, 'UTC');
+    const q = queries();
+    const listed = upcomingOccurrences(window, at('2026-03-01T10:30:00Z'), 50);
+    // 168 are under way: the 50 oldest of them.
+    expect(listed[0]).toEqual({ startsAt: at('2026-02-22T11:00:00Z'), endsAt: at('2026-03-01T11:00:00Z') });
+    expect(listed).toHaveLength(50);
+    expect(q.total()).toBe(1);
+    expect(q.returned()).toBeLessThanOrEqual(7 * 24);
+  });
+
   it('an endless hourly rule of touching occurrences: a few queries near the instant, within the horizon', () => {
     const window = recurring('FREQ=HOURLY', '2026-01-01T00:00:00Z', HOUR, 'UTC');
     const now = at('2026-03-01T10:30:00Z');
@@ -207,6 +228,178 @@ describe('windowAt: the cost of big recurring rules (docs/decisions/0026-mainten
     expect(answer.coverEndsAt).toBe(at('2026-03-01T10:00:00Z') + MERGE_HORIZON_SECONDS + HOUR);
     expect(q.total()).toBeLessThanOrEqual(3);
     expect(q.returned()).toBeLessThanOrEqual(MERGE_HORIZON_SECONDS / HOUR + 3);
+  });
+});
+
+describe('upcomingOccurrences (what a preview lists)', () => {
+  /** [start, end] pairs as ISO texts. */
+  type Listed = [string, string][];
+  const cases: [string, WindowSchedule, string, number, Listed][] = [
+    [
+      'one-off, before: its one occurrence',
+      oneOff('2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z'),
+      '2026-04-01T00:00:00Z',
+      10,
+      [['2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z']],
+    ],
+    [
+      'one-off, under way: still listed',
+      oneOff('2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z'),
+      '2026-05-01T11:59:59Z',
+      10,
+      [['2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z']],
+    ],
+    [
+      'one-off, at its end (exclusive): none',
+      oneOff('2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z'),
+      '2026-05-01T12:00:00Z',
+      10,
+      [],
+    ],
+    [
+      'one-off, inactive: its schedule all the same (as next_start_at)',
+      oneOff('2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z', false),
+      '2026-04-01T00:00:00Z',
+      10,
+      [['2026-05-01T10:00:00Z', '2026-05-01T12:00:00Z']],
+    ],
+    [
+      'weekly in Berlin across the spring change: 03:00 local is 02:00 UTC, then 01:00 UTC',
+      berlinSundays,
+      '2026-03-20T00:00:00Z',
+      4,
+      [
+        ['2026-03-22T02:00:00Z', '2026-03-22T04:00:00Z'],
+        ['2026-03-29T01:00:00Z', '2026-03-29T03:00:00Z'],
+        ['2026-04-05T01:00:00Z', '2026-04-05T03:00:00Z'],
+        ['2026-04-12T01:00:00Z', '2026-04-12T03:00:00Z'],
+      ],
+    ],
+    [
+      'weekly, the occurrence under way first',
+      berlinSundays,
+      '2026-03-29T02:59:59Z',
+      2,
+      [
+        ['2026-03-29T01:00:00Z', '2026-03-29T03:00:00Z'],
+        ['2026-04-05T01:00:00Z', '2026-04-05T03:00:00Z'],
+      ],
+    ],
+    [
+      'weekly, at the end of one (exclusive): the next ones only',
+      berlinSundays,
+      '2026-03-29T03:00:00Z',
+      1,
+      [['2026-04-05T01:00:00Z', '2026-04-05T03:00:00Z']],
+    ],
+    [
+      'daily in Berlin across the autumn change: 01:30 CEST is 23:30 UTC, 01:30 CET 00:30 UTC',
+      berlinNightly,
+      '2026-10-24T00:00:00Z',
+      3,
+      [
+        ['2026-10-23T23:30:00Z', '2026-10-24T00:30:00Z'],
+        ['2026-10-24T23:30:00Z', '2026-10-25T00:30:00Z'],
+        ['2026-10-26T00:30:00Z', '2026-10-26T01:30:00Z'],
+      ],
+    ],
+    [
+      'COUNT stops the list (the first of three ended)',
+      recurring('FREQ=DAILY;COUNT=3', '2026-01-01T00:00:00Z', HOUR, 'UTC'),
+      '2026-01-01T12:00:00Z',
+      10,
+      [
+        ['2026-01-02T00:00:00Z', '2026-01-02T01:00:00Z'],
+        ['2026-01-03T00:00:00Z', '2026-01-03T01:00:00Z'],
+      ],
+    ],
+    [
+      'UNTIL stops the list (an occurrence at UNTIL included)',
+      recurring('FREQ=DAILY;UNTIL=20260105T000000Z', '2026-01-01T00:00:00Z', HOUR, 'Europe/Berlin'),
+      '2026-01-02T12:00:00Z',
+      10,
+      [
+        ['2026-01-03T00:00:00Z', '2026-01-03T01:00:00Z'],
+        ['2026-01-04T00:00:00Z', '2026-01-04T01:00:00Z'],
+        ['2026-01-05T00:00:00Z', '2026-01-05T01:00:00Z'],
+      ],
+    ],
+    [
+      'recurring, ended: none',
+      recurring('FREQ=DAILY;COUNT=2', '2026-01-01T00:00:00Z', HOUR, 'UTC'),
+      '2026-01-02T01:00:00Z',
+      10,
+      [],
+    ],
+    [
+      'overlapping occurrences: each one under way is listed, not merged',
+      recurring('FREQ=DAILY;COUNT=3', '2026-01-01T00:00:00Z', 36 * HOUR, 'UTC'),
+      '2026-01-02T06:00:00Z',
+      10,
+      [
+        ['2026-01-01T00:00:00Z', '2026-01-02T12:00:00Z'],
+        ['2026-01-02T00:00:00Z', '2026-01-03T12:00:00Z'],
+        ['2026-01-03T00:00:00Z', '2026-01-04T12:00:00Z'],
+      ],
+    ],
+    [
+      'before the first occurrence of an endless rule: from the first, count of them',
+      recurring('FREQ=WEEKLY;INTERVAL=2;BYDAY=SA', '2026-01-03T22:00:00Z', HOUR, 'America/New_York'),
+      '2025-12-01T00:00:00Z',
+      3,
+      [
+        ['2026-01-03T22:00:00Z', '2026-01-03T23:00:00Z'],
+        ['2026-01-17T22:00:00Z', '2026-01-17T23:00:00Z'],
+        ['2026-01-31T22:00:00Z', '2026-01-31T23:00:00Z'],
+      ],
+    ],
+  ];
+
+  it.each(cases)('%s', (_name, window, now, count, expected) => {
+    expect(upcomingOccurrences(window, at(now), count)).toEqual(
+      expected.map(([start, end]) => ({ startsAt: at(start), endsAt: at(end) })),
+    );
+  });
+
+  it.each(cases)('agrees with windowAt: %s', (_name, window, now) => {
+    const state = windowAt({ ...window, active: true }, at(now));
+    const listed = upcomingOccurrences(window, at(now), PREVIEW_COUNT);
+    expect(listed.find((o) => o.startsAt > at(now))?.startsAt ?? null).toBe(state.nextStartAt);
+    expect(listed.some((o) => o.startsAt <= at(now))).toBe(state.covers);
+  });
+
+  it(`lists ${PREVIEW_COUNT} by default, in order, and none for a count of 0`, () => {
+    const listed = upcomingOccurrences(berlinSundays, at('2026-06-01T00:00:00Z'));
+    expect(listed).toHaveLength(PREVIEW_COUNT);
+    expect(listed.map((o) => new Date(o.startsAt * 1000).toISOString())).toEqual(
+      [7, 14, 21, 28, 35, 42, 49, 56, 63, 70].map((days) =>
+        new Date(Date.parse('2026-05-31T01:00:00Z') + days * 86_400_000).toISOString(),
+      ),
+    );
+    expect(upcomingOccurrences(berlinSundays, at('2026-06-01T00:00:00Z'), 0)).toEqual([]);
+  });
+});
+
+describe('windowAtOrEnded (a stored rule the library cannot search)', () => {
+  const never = recurring('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30', '2026-01-01T00:00:00Z', HOUR, 'UTC');
+
+  it('answers as an ended window and says so, where windowAt throws', () => {
+    expect(() => windowAt(never, at('2026-06-01T00:00:00Z'))).toThrow();
+    const told: unknown[] = [];
+    expect(windowAtOrEnded(never, at('2026-06-01T00:00:00Z'), (e) => told.push(e))).toEqual(
+      result(false, null, 'ended', null),
+    );
+    expect(told).toHaveLength(1);
+  });
+
+  it('is windowAt for every searchable window, telling nothing', () => {
+    const told: unknown[] = [];
+    for (const window of [berlinSundays, berlinNightly, oneOff('2026-05-01T00:00:00Z', '2026-05-02T00:00:00Z')]) {
+      for (const instant of ['2026-03-22T02:30:00Z', '2026-05-01T12:00:00Z', '2026-10-25T00:45:00Z']) {
+        expect(windowAtOrEnded(window, at(instant), (e) => told.push(e))).toEqual(windowAt(window, at(instant)));
+      }
+    }
+    expect(told).toEqual([]);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The pure core of maintenance windows (docs/decisions/0026-maintenance-windows.md): for a window
  * and an instant (Unix seconds), whether it covers it, when the covering ends, the `state` and
- * the `next_start_at` the API shows. Coverage is half open: [start, start + duration).
+ * the `next_start_at` the API shows, and the occurrences a preview lists. Coverage is half
+ * open: [start, start + duration).
  */
 import { occurrencesOf } from './recurrence.js';
 
@@ -67,6 +68,58 @@ export function windowAt(window: WindowSchedule, now: number): WindowAt {
     }
   }
   return { covers: true, coverEndsAt: end, state: 'in_progress', nextStartAt: next };
+}
+
+/**
+ * windowAt, or, for a stored window whose rule the recurrence library cannot search (it gives up
+ * on a rule that never occurs, such as BYMONTH=2;BYMONTHDAY=30; such rules are refused on write,
+ * but rows stored before that check remain), the answer of an ended window: it covers nothing
+ * and starts never, instead of failing every question about the account's maintenance (ingest
+ * and evaluation ask it). `unsearchable` is told once per call that fell back.
+ */
+export function windowAtOrEnded(window: WindowSchedule, now: number, unsearchable: (error: unknown) => void): WindowAt {
+  try {
+    return windowAt(window, now);
+  } catch (error) {
+    unsearchable(error);
+    return { covers: false, coverEndsAt: null, state: 'ended', nextStartAt: null };
+  }
+}
+
+/** One occurrence of a window: `[startsAt, endsAt)`, Unix seconds. */
+export interface Occurrence {
+  startsAt: number;
+  endsAt: number;
+}
+
+/** How many occurrences a preview lists (`POST /api/maintenance_windows/preview`). */
+export const PREVIEW_COUNT = 10;
+
+/**
+ * The first `count` occurrences of a window's schedule that have not ended at `now`, by start:
+ * those under way (started at or before `now`, ending after it; several when occurrences
+ * overlap), then those to come, the first of which is `windowAt(...).nextStartAt`. The same
+ * expansion as windowAt, so time zones and DST behave alike. A one-off window has one occurrence
+ * (none once ended). `active` is not looked at: like `next_start_at`, the schedule of an
+ * inactive window is listed as it would be if it were reactivated.
+ */
+export function upcomingOccurrences(window: WindowSchedule, now: number, count = PREVIEW_COUNT): Occurrence[] {
+  if (count <= 0) return [];
+  if (window.rrule === null || window.duration === null) {
+    const end = window.endsAt ?? window.startsAt;
+    return end > now || window.startsAt > now ? [{ startsAt: window.startsAt, endsAt: end }] : [];
+  }
+  const duration = window.duration;
+  const occurrences = occurrencesOf(window.rrule, window.startsAt, window.timezone);
+  // Under way: started in (now - duration, now]; at most duration / 1 h of them (at most hourly).
+  const starts = occurrences.between(now - duration, now).slice(0, count);
+  for (let after = now; starts.length < count;) {
+    const next = occurrences.firstAfter(after);
+    if (next === null) break;
+    starts.push(next);
+    after = next;
+  }
+  return starts.map((start) => ({ startsAt: start, endsAt: start + duration }));
 }
 
 /** Whether a window applies to a monitor: `[]` means every monitor of the account. */

@@ -68,8 +68,8 @@ import {
   MAINTENANCE_LIMITS,
   UpdateMaintenanceWindowDto,
 } from '../maintenance/maintenance-window.dto.js';
-import type { MaintenanceWindowJson } from '../maintenance/maintenance-windows.service.js';
-import { WINDOW_STATES } from '../maintenance/windows.js';
+import type { MaintenanceWindowJson, OccurrenceJson } from '../maintenance/maintenance-windows.service.js';
+import { PREVIEW_COUNT, WINDOW_STATES } from '../maintenance/windows.js';
 import { CreateStatusPageDto, STATUS_PAGE_LIMITS, UpdateStatusPageDto } from '../status-pages/status-page.dto.js';
 import type { ApiKeyJson } from '../users/api-keys.service.js';
 import { CreateRegionDto } from '../regions/region.dto.js';
@@ -855,6 +855,10 @@ const maintenanceFields = {
   created_at: timestamp,
   updated_at: timestamp,
 } satisfies FieldsOf<MaintenanceWindowJson>;
+const occurrenceFields = {
+  starts_at: { ...timestamp, description: 'Unix seconds: when the occurrence starts (inclusive).' },
+  ends_at: { ...timestamp, description: 'Unix seconds: when it ends (exclusive).' },
+} satisfies FieldsOf<OccurrenceJson>;
 
 // ---- regions ---------------------------------------------------------------------------
 
@@ -1210,6 +1214,20 @@ export function componentSchemas(errorCodes: readonly string[]): Record<string, 
     MaintenanceWindowListResponse: ok(
       { data: object(page('maintenance_windows', 'MaintenanceWindow')) },
       'A page of maintenance windows.',
+    ),
+    MaintenanceOccurrence: object(occurrenceFields, undefined, { description: 'One occurrence of a window.' }),
+    MaintenanceWindowPreviewResponse: ok(
+      {
+        data: object({
+          occurrences: {
+            type: 'array',
+            items: ref('MaintenanceOccurrence'),
+            maxItems: PREVIEW_COUNT,
+            description: `The next ${PREVIEW_COUNT} occurrences from now (fewer when the schedule ends), by start; one under way first.`,
+          },
+        }),
+      },
+      'The occurrences a window would have; nothing is stored.',
     ),
     PublicRegion: object(publicRegionFields, undefined, { description: 'One of the 15 public regions.' }),
     PrivateRegion: object(privateRegionFields, undefined, {

@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import {
   coveringNow,
   describeRrule,
+  displayZone,
+  occurrenceText,
   repeatOf,
   rruleOf,
   sortWindows,
@@ -90,5 +92,40 @@ describe('maintenance windows in the dashboard', () => {
     expect(unixOfWallTime('2026-03-29T02:30', 'Europe/Berlin')).toBe(Date.UTC(2026, 2, 29, 1, 30) / 1000);
     expect(unixOfWallTime('tomorrow', 'UTC')).toBeNull();
     expect(unixOfWallTime('2026-11-25T09:15', 'Mars/Olympus')).toBeNull();
+  });
+
+  it.each<[string, [string, string], string, { start: string; end: string }]>([
+    [
+      'the same local day: the end as a time',
+      ['2027-03-20T02:00:00Z', '2027-03-20T04:00:00Z'],
+      'Europe/Berlin',
+      { start: 'Sat, 20 Mar 2027, 03:00', end: '05:00' },
+    ],
+    [
+      'the spring change keeps the local time (01:00 UTC is 03:00 CEST)',
+      ['2027-03-28T01:00:00Z', '2027-03-28T03:00:00Z'],
+      'Europe/Berlin',
+      { start: 'Sun, 28 Mar 2027, 03:00', end: '05:00' },
+    ],
+    [
+      'across midnight: the end in full',
+      ['2027-01-02T22:00:00Z', '2027-01-03T01:00:00Z'],
+      'Europe/Berlin',
+      { start: 'Sat, 2 Jan 2027, 23:00', end: 'Sun, 3 Jan 2027, 02:00' },
+    ],
+    [
+      'another zone, another day',
+      ['2027-01-02T22:00:00Z', '2027-01-02T23:00:00Z'],
+      'Asia/Tokyo',
+      { start: 'Sun, 3 Jan 2027, 07:00', end: '08:00' },
+    ],
+  ])('says an occurrence in its zone: %s', (_name, [start, end], zone, expected) => {
+    const at = (iso: string) => Date.parse(iso) / 1000;
+    expect(occurrenceText({ starts_at: at(start), ends_at: at(end) }, zone)).toEqual(expected);
+  });
+
+  it('formats in a zone the browser knows, else in UTC', () => {
+    expect(displayZone('Europe/Berlin')).toBe('Europe/Berlin');
+    expect(displayZone('Nowhere/Atlantis')).toBe('UTC');
   });
 });

@@ -162,3 +162,45 @@ function offsetAt(unixSeconds: number, timeZone: string): number {
 
 /** The browser's IANA zone (the form's default). */
 export const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+// ---- the preview of a window's occurrences ----------------------------------------------
+
+/** One occurrence as `POST /api/maintenance_windows/preview` lists it: `[starts_at, ends_at)`. */
+export interface Occurrence {
+  starts_at: number;
+  ends_at: number;
+}
+
+/** How many of the preview's occurrences (the API gives 10) the form shows. */
+export const PREVIEW_SHOWN = 5;
+
+/** `zone` when the browser can format times in it, else `UTC`. */
+export function displayZone(zone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-GB', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return 'UTC';
+  }
+}
+
+/**
+ * An occurrence in words, in `timeZone`: its start with the weekday (`Sun, 28 Mar 2027, 03:00`)
+ * and its end, the time alone when it ends on the same local day.
+ */
+export function occurrenceText(o: Occurrence, timeZone: string): { start: string; end: string } {
+  const full = (unix: number) => {
+    const p = timeParts(unix, {
+      timeZone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    return `${p.weekday}, ${p.day} ${p.month} ${p.year}, ${p.hour}:${p.minute}`;
+  };
+  const sameDay = wallTime(o.starts_at, timeZone).slice(0, 10) === wallTime(o.ends_at, timeZone).slice(0, 10);
+  return { start: full(o.starts_at), end: sameDay ? wallTime(o.ends_at, timeZone).slice(11) : full(o.ends_at) };
+}

@@ -1,5 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
 import { ErrorNote, Field, Loading, ReadOnlyNote, TableScroll, Time } from '../components/common.tsx';
 import { FormActions } from '../components/form-actions.tsx';
 import { MonitorPicker } from '../components/monitor-picker.tsx';
@@ -8,6 +8,9 @@ import { fieldErrors } from '../lib/field-errors.ts';
 import {
   browserZone,
   describeRrule,
+  displayZone,
+  occurrenceText,
+  PREVIEW_SHOWN,
   repeatOf,
   rruleOf,
   sortWindows,
@@ -15,13 +18,14 @@ import {
   wallTime,
   WEEKDAYS,
   type MaintenanceWindow,
+  type Occurrence,
   type Repeat,
   type Weekday,
 } from '../lib/maintenance.ts';
 import type { Pagination } from '../lib/monitors.ts';
 import { Link, navigate } from '../lib/router.tsx';
 import { useCan } from '../lib/session.ts';
-import { duration } from '../lib/time.ts';
+import { duration, utcTime } from '../lib/time.ts';
 
 /** Every window of the account (the API pages by at most 100). */
 async function loadAllWindows(): Promise<MaintenanceWindow[]> {
@@ -267,6 +271,118 @@ function windowBody(d: WindowDraft): Record<string, unknown> {
 
 const WINDOW_FIELDS = ['name', 'monitors', 'starts_at', 'ends_at', 'rrule', 'duration', 'timezone', 'active'];
 
+/**
+ * The body the preview is asked about: the draft's schedule as a save would send it; null while
+ * the draft lacks a field of it. Name and monitors are a stand-in (judged on save, not here).
+ */
+function previewBody(d: WindowDraft): Record<string, unknown> | null {
+  const missing =
+    d.start.trim() === '' ||
+    d.timezone.trim() === '' ||
+    (d.recurring ? d.minutes.trim() === '' || ruleOf(d) === '' : d.end.trim() === '');
+  return missing ? null : { ...windowBody(d), name: 'Preview', monitors: [] };
+}
+
+/** `value` once it has not changed for `ms` (compared by its JSON text). */
+function useSettled<T>(value: T, ms: number): T {
+  const text = JSON.stringify(value);
+  const [settled, setSettled] = useState(text);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(text), ms);
+    return () => clearTimeout(timer);
+  }, [text, ms]);
+  return JSON.parse(settled) as T;
+}
+
+/** The form's labels of the fields a preview can refuse. */
+const PREVIEW_LABELS: Record<string, string> = {
+  ends_at: 'Ends',
+  rrule: 'RRULE',
+  duration: 'Lasts',
+  timezone: 'Time zone',
+};
+
+/**
+ * The draft's next occurrences from `POST /api/maintenance_windows/preview`, asked 300 ms after
+ * the last edit: the first PREVIEW_SHOWN, in the form's zone (UTC on hover), or the API's
+ * refusal; nothing while the draft is incomplete.
+ */
+function OccurrencePreview({ draft }: { draft: WindowDraft }) {
+  const headingId = useId();
+  const body = useSettled(previewBody(draft), 300);
+  const preview = useQuery({
+    queryKey: ['maintenance-preview', body],
+    queryFn: async () =>
+      (await api.post<{ data: { occurrences: Occurrence[] } }>('/api/maintenance_windows/preview', body)).data
+        .occurrences,
+    enabled: body !== null,
+    retry: false,
+    staleTime: 30_000,
+    placeholderData: keepPreviousData,
+  });
+  const zone = displayZone(typeof body?.timezone === 'string' ? body.timezone : 'UTC');
+  const now = Date.now() / 1000;
+  let shown: ReactNode;
+  if (body === null) {
+    shown = null;
+  } else if (preview.isError) {
+    const error = preview.error;
+    const messages =
+      error instanceof ApiError && error.details.length > 0
+        ? error.details.map((d) => {
+            const label =
+              d.field === 'starts_at' ? (draft.recurring ? 'First start' : 'Starts') : PREVIEW_LABELS[d.field];
+            return `${label ?? d.field}: ${d.message}`;
+          })
+        : [error instanceof Error ? error.message : 'The preview failed.'];
+    shown = (
+      <div className="note error" data-preview="invalid">
+        {messages.map((m) => (
+          <p key={m}>{m}</p>
+        ))}
+      </div>
+    );
+  } else if (preview.data === undefined) {
+    shown = <p className="muted">Computing…</p>;
+  } else if (preview.data.length === 0) {
+    shown = <p className="muted">None to come: the schedule has ended.</p>;
+  } else {
+    shown = (
+      <ol className="plain occurrences" aria-labelledby={headingId}>
+        {preview.data.slice(0, PREVIEW_SHOWN).map((o) => {
+          const text = occurrenceText(o, zone);
+          return (
+            <li key={o.starts_at}>
+              <time dateTime={new Date(o.starts_at * 1000).toISOString()} title={utcTime(o.starts_at)}>
+                {text.start}
+              </time>{' '}
+              to{' '}
+              <time dateTime={new Date(o.ends_at * 1000).toISOString()} title={utcTime(o.ends_at)}>
+                {text.end}
+              </time>
+              {o.starts_at <= now && <span className="muted"> (under way)</span>}
+            </li>
+          );
+        })}
+      </ol>
+    );
+  }
+  return (
+    <section className="preview" aria-labelledby={headingId}>
+      <h2 id={headingId}>Next occurrences</h2>
+      <p className="hint">
+        {body === null
+          ? 'Shown once the schedule is complete.'
+          : zone === 'UTC'
+            ? 'In UTC.'
+            : `In ${zone}; hover a time for UTC.`}
+        {!draft.active && ' Inactive: they cover nothing until the window is active.'}
+      </p>
+      <div aria-live="polite">{shown}</div>
+    </section>
+  );
+}
+
 function WindowForm({ id }: { id?: string }) {
   const client = useQueryClient();
   const existing = useQuery({
@@ -494,6 +610,7 @@ function WindowForm({ id }: { id?: string }) {
           <input type="checkbox" checked={draft.active} onChange={(e) => set({ active: e.target.checked })} />
           Active (an inactive window covers nothing)
         </label>
+        <OccurrencePreview draft={draft} />
         <FormActions
           save={id === undefined ? 'Create window' : 'Save changes'}
           saving={save.isPending}
