@@ -23,7 +23,6 @@ import {
   NATS_URL_MESSAGE,
   NATS_URL_PATTERN,
   natsSecurityProblems,
-  urlCredentials,
   NatsEnv,
   ConfigError,
   Secret,
@@ -153,7 +152,7 @@ export function loadAgentConfig(env: Readonly<Record<string, string | undefined>
   const config = loadEnv(AgentConfig, env);
   const enrolling = needsEnrollment(config);
   // The creds file enrollment is to write is not there yet: judged as a place to write, not a file to read.
-  const problems = natsSecurityProblems(enrolling ? { ...config, NATS_CREDS_FILE: undefined } : config);
+  const problems = natsSecurityProblems(config, { credsFileToWrite: enrolling });
   if (config.AGENT_ENROLL_TOKEN !== undefined) problems.push(...enrollmentProblems(config, enrolling));
   if (config.privateRegion && isRegionId(config.privateRegion.region)) {
     problems.push('AGENT_PRIVATE_REGION: must name a private region, not a public one (use AGENT_REGIONS)');
@@ -185,15 +184,6 @@ function enrollmentProblems(config: AgentConfig, enrolling: boolean): string[] {
     return problems;
   }
   if (!enrolling) return problems;
-  const others = [
-    ...(Object.keys(urlCredentials(config.NATS_URL)).length > 0 ? ['credentials in NATS_URL'] : []),
-    ...(config.NATS_USER || config.NATS_PASSWORD ? ['NATS_USER/NATS_PASSWORD'] : []),
-    ...(config.NATS_TOKEN ? ['NATS_TOKEN'] : []),
-  ];
-  if (others.length > 0)
-    problems.push(
-      `${others.join(', ')}, NATS_CREDS_FILE: choose one way to authenticate to NATS (an enrolling agent uses the credentials it enrolls for)`,
-    );
   if (enrollTokenUser(config.AGENT_ENROLL_TOKEN ?? '') === null)
     problems.push('AGENT_ENROLL_TOKEN: not an enrollment token (copy it whole, as the API or dashboard showed it)');
   const dir = dirname(resolve(config.NATS_CREDS_FILE));

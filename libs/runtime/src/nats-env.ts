@@ -87,9 +87,11 @@ export type NatsSecurityEnv = Pick<
  * Everything wrong with the NATS security settings together, each naming its variables and
  * never a secret; empty when they are usable. Run once at boot: files must be readable and hold
  * what their variable says (PEM certificate, its key, credentials), one way to authenticate,
- * whole pairs, and none of it without NATS_URL.
+ * whole pairs, and none of it without NATS_URL. With `credsFileToWrite`, NATS_CREDS_FILE is a
+ * file the process is about to write (an enrolling agent): it counts as the way to authenticate,
+ * but is not read.
  */
-export function natsSecurityProblems(env: NatsSecurityEnv): string[] {
+export function natsSecurityProblems(env: NatsSecurityEnv, options: { credsFileToWrite?: boolean } = {}): string[] {
   const problems: string[] = [];
   const set = (name: keyof NatsSecurityEnv) => env[name] !== undefined && env[name] !== '';
   const settings = (
@@ -142,7 +144,7 @@ export function natsSecurityProblems(env: NatsSecurityEnv): string[] {
   } else if (cert !== null && key !== null && !keyMatches(cert, key)) {
     problems.push(`NATS_KEY_FILE (${env.NATS_KEY_FILE}): not the private key of the certificate in NATS_CERT_FILE`);
   }
-  if (read('NATS_CREDS_FILE') !== null) {
+  if (!options.credsFileToWrite && read('NATS_CREDS_FILE') !== null) {
     try {
       credsFileAuthenticator(env.NATS_CREDS_FILE!)('boot check');
     } catch {

@@ -31,9 +31,6 @@ export interface EnrolledAgentJson {
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-/** Thrown when NATS did not take a revocation now: it is recorded and pushed again later. */
-export class RevocationNotPushed extends Error {}
-
 /**
  * Enrollment of private regions' agents (docs/decisions/0030-private-regions.md): one-time tokens,
  * their exchange for NATS credentials, the enrolled agents and their revocation, which the servers
@@ -132,19 +129,20 @@ export class EnrollmentService implements OnApplicationBootstrap, OnModuleDestro
   async agents(accountId: string, regionId: string): Promise<EnrolledAgentJson[]> {
     await this.ownRegion(accountId, regionId);
     const rows = await this.repository.agents(accountId, regionId);
+    const online = this.presence.onlineIds(accountId, regionId);
     return rows.map((agent) => ({
       id: agent.id,
       name: agent.name,
       public_key: agent.publicKey,
       enrolled_at: agent.enrolledAt,
-      online: this.presence.isOnline(accountId, regionId, agent.name),
+      online: online.has(agent.name),
     }));
   }
 
   /**
    * Revokes an enrolled agent: recorded first, then pushed to NATS, which disconnects it and
-   * refuses it from then on. When NATS does not take it now, RevocationNotPushed: it stays
-   * recorded, is pushed again every REVOCATION_SYNC_MS, and repeating the request pushes it again.
+   * refuses it from then on. When NATS does not take it now, 503: it stays recorded, is pushed
+   * again every REVOCATION_SYNC_MS, and repeating the request pushes it again.
    */
   async revoke(accountId: string, regionId: string, agentId: string): Promise<void> {
     await this.ownRegion(accountId, regionId);

@@ -28,20 +28,16 @@ export class PrivateAgents {
 
   /** Agents of the account's region present now. */
   online(accountId: string, region: string): number {
-    return this.present(accountId, region).length;
+    return this.onlineIds(accountId, region).size;
   }
 
-  /** Whether the agent of the account's region whose AGENT_ID is `agentId` is present now. */
-  isOnline(accountId: string, region: string, agentId: string): boolean {
-    return this.present(accountId, region).includes(agentId);
-  }
-
-  private present(accountId: string, region: string): string[] {
+  /** The AGENT_IDs of the account's region's agents present now (forgetting those gone). */
+  onlineIds(accountId: string, region: string): Set<string> {
     const now = this.clock.now();
-    const ids: string[] = [];
+    const ids = new Set<string>();
     for (const [key, sighting] of this.sightings) {
       if (!isPresent(sighting.receivedAt, now, 'heartbeat')) this.sightings.delete(key);
-      else if (sighting.accountId === accountId && sighting.region === region) ids.push(sighting.agentId);
+      else if (sighting.accountId === accountId && sighting.region === region) ids.add(sighting.agentId);
     }
     return ids;
   }

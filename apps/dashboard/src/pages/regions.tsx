@@ -154,6 +154,7 @@ function StartAgent({ region, canWrite }: { region: PrivateRegion; canWrite: boo
     onSuccess: (token) => setIssued(token),
   });
   const title = `region-${region.id}-start`;
+  const command = issued ? agentCommand(issued) : null;
   return (
     <section aria-labelledby={title}>
       <h4 id={title}>Start an agent</h4>
@@ -180,7 +181,7 @@ function StartAgent({ region, canWrite }: { region: PrivateRegion; canWrite: boo
         </div>
       )}
       <ErrorNote error={create.error} />
-      {issued && (
+      {issued && command && (
         <div className="note ok issued-token">
           <p role="status">
             <strong>Copy the token now: it is not shown again.</strong> It enrolls one agent, once, until{' '}
@@ -192,9 +193,9 @@ function StartAgent({ region, canWrite }: { region: PrivateRegion; canWrite: boo
             <CopyButton text={issued.token} label={`Copy the enrollment token for ${region.id}`} />
           </p>
           <p className="code-label">Agent start command</p>
-          <pre className="code agent-command">{agentCommand(issued)}</pre>
+          <pre className="code agent-command">{command}</pre>
           <p>
-            <CopyButton text={agentCommand(issued)} label={`Copy the agent start command for ${region.id}`} />
+            <CopyButton text={command} label={`Copy the agent start command for ${region.id}`} />
           </p>
           <p className="hint">
             Replace {NATS_URL_PLACEHOLDER} with your NATS address (and add NATS_CA_FILE when its certificate is from
