@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { PROBE_QUEUE_GROUP, subjectsFor } from '#contracts';
+import { PROBE_BATCH_MAX_CHECKS, PROBE_QUEUE_GROUP, subjectsFor } from '#contracts';
 import {
   ConfiguredNats,
   DEPLOY_NATS,
@@ -69,15 +69,19 @@ describe('shipped NATS configurations (text)', () => {
     const coordinator = auth.slice(auth.indexOf('user: coordinator'), auth.indexOf('user: agent'));
     const agent = auth.slice(auth.indexOf('user: agent'));
     expect(coordinator).toContain(
-      `publish: { allow: ["picket.probe.>", "${s.privateProbe('*', '*')}", "${s.monitorChanged}", "${s.heartbeatPing}", "${s.statusChanged}"] }`,
+      `publish: { allow: ["picket.probe.>", "${s.privateProbe('*', '*')}", "${s.privateProbeBatch('*', '*')}", "${s.monitorChanged}", "${s.heartbeatPing}", "${s.statusChanged}"] }`,
     );
     expect(coordinator).toContain(
       `subscribe: { allow: ["${s.heartbeat}", "${s.privateHeartbeats}", "${s.monitorChanged}", "${s.heartbeatPing}", "${s.statusChanged}", "_INBOX.>"] }`,
     );
     expect(s.probe('eu-west-1')).toMatch(/^picket\.probe\.[^.]+$/);
     expect(agent).toContain(`publish: { allow: ["${s.heartbeat}"] }`);
-    expect(agent).toContain(`subscribe: { allow: ["picket.probe.* ${PROBE_QUEUE_GROUP}"] }`);
-    expect(agent).toContain('allow_responses: true');
+    expect(s.probeBatch('eu-west-1')).toMatch(/^picket\.probe\.[^.]+\.batch$/);
+    expect(agent).toContain(
+      `subscribe: { allow: ["picket.probe.* ${PROBE_QUEUE_GROUP}", "picket.probe.*.batch ${PROBE_QUEUE_GROUP}"] }`,
+    );
+    // One reply per check of a batch at most (PROBE_BATCH_MAX_CHECKS).
+    expect(agent).toContain(`allow_responses: { max: ${PROBE_BATCH_MAX_CHECKS}, expires: "2m" }`);
   });
 
   it('every shipped NATS_URL uses TLS', () => {

@@ -7,7 +7,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { subjectsFor, type AgentHeartbeat, type ProbeRequest, type ProbeResult } from '#contracts';
-import { ProbeRuntime } from '#probes';
+import { ProbeRuntime, runProbeBatch } from '#probes';
 import { CLOCK, type Clock, type NatsLink, type Registry } from '#runtime';
 import type { NatsLinkServer } from '#runtime/nats-server';
 import { AgentConfig } from './config.js';
@@ -29,6 +29,8 @@ export class AgentRuntime implements OnModuleInit, OnModuleDestroy, BeforeApplic
   private heartbeatTimer?: NodeJS.Timeout;
   private stopping = false;
   private runtime!: ProbeRuntime;
+  /** Batches whose last results are not sent yet. */
+  private readonly batches = new Set<Promise<void>>();
 
   constructor(
     private readonly config: AgentConfig,
@@ -65,6 +67,15 @@ export class AgentRuntime implements OnModuleInit, OnModuleDestroy, BeforeApplic
 
   execute(request: ProbeRequest): Promise<ProbeResult> {
     return this.runtime.execute(request);
+  }
+
+  /** Runs a batch's checks at once; `send` gets their results as they finish, coalesced (runProbeBatch). */
+  executeBatch(requests: readonly ProbeRequest[], send: (results: ProbeResult[]) => void): Promise<void> {
+    const batch = runProbeBatch((request) => this.runtime.execute(request), requests, send).finally(() =>
+      this.batches.delete(batch),
+    );
+    this.batches.add(batch);
+    return batch;
   }
 
   heartbeat(): AgentHeartbeat {
@@ -106,6 +117,8 @@ export class AgentRuntime implements OnModuleInit, OnModuleDestroy, BeforeApplic
     await this.server.stopTaking();
     clearInterval(this.heartbeatTimer);
     await this.runtime.stop(this.config.AGENT_DRAIN_SECONDS * 1000);
+    // Every check has its result by now (run or cancelled): the batches' last replies go out before the link drains.
+    await Promise.allSettled([...this.batches]);
     await this.link.drain();
   }
 

@@ -83,6 +83,11 @@ describe('a private region agent (AGENT_PRIVATE_REGION)', () => {
     expect(config.AGENT_REGIONS).toEqual([]);
     expect(probeRoutes(config)).toEqual([
       { subject: 'picket.private.65a1b2c3d4e5f60718293a4b.office.probe', pattern: 'probe', queue: 'picket-agents' },
+      {
+        subject: 'picket.private.65a1b2c3d4e5f60718293a4b.office.probe.batch',
+        pattern: 'probe-batch',
+        queue: 'picket-agents',
+      },
     ]);
     // Without it: the public regions, as before.
     expect(loadAgentConfig({ ...nats, AGENT_REGIONS: 'eu-west-1' }).servedRegions).toEqual(['eu-west-1']);

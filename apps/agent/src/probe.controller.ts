@@ -1,10 +1,18 @@
 import { Controller, Logger } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { fromWireRequest, WireProbeRequestDto, type ProbeResult } from '#contracts';
+import { Observable } from 'rxjs';
+import {
+  batchElements,
+  fromWireRequest,
+  WireProbeRequestDto,
+  type ProbeBatchReply,
+  type ProbeRequest,
+  type ProbeResult,
+} from '#contracts';
 import { NOT_JSON } from '#runtime/nats-server';
 import { checkInput } from '#validation';
 import { AgentRuntime } from './agent-runtime.js';
-import { PROBE_PATTERN } from './probe-routes.js';
+import { PROBE_BATCH_PATTERN, PROBE_PATTERN } from './probe-routes.js';
 
 /**
  * Probe requests from NATS (@nestjs/microservices over the agent's NatsLink; one queue group
@@ -24,14 +32,43 @@ export class ProbeController {
       this.logger.warn('dropped a probe request that is not JSON');
       return undefined;
     }
+    const request = this.valid(payload);
+    return request ? this.runtime.execute(request) : undefined;
+  }
+
+  /**
+   * A batch of probe requests: each element is validated on its own (an invalid one is dropped
+   * and logged, the coordinator's deadline makes it UNKNOWN), all run at once, and their results
+   * go back as they finish, several per reply (AgentRuntime.executeBatch).
+   */
+  @MessagePattern(PROBE_BATCH_PATTERN)
+  batch(@Payload() payload: unknown): Observable<ProbeBatchReply> | undefined {
+    if (payload === NOT_JSON) {
+      this.logger.warn('dropped a probe batch that is not JSON');
+      return undefined;
+    }
+    const { elements, problem } = batchElements(payload, 'checks');
+    if (!elements) {
+      this.logger.warn(`dropped an invalid probe batch: ${problem}`);
+      return undefined;
+    }
+    const requests = elements.map((element) => this.valid(element)).filter((r): r is ProbeRequest => r !== null);
+    if (requests.length === 0) return undefined;
+    return new Observable<ProbeBatchReply>((subscriber) => {
+      void this.runtime
+        .executeBatch(requests, (results) => subscriber.next({ results }))
+        .then(() => subscriber.complete());
+    });
+  }
+
+  private valid(payload: unknown): ProbeRequest | null {
     const { value, problems } = checkInput(WireProbeRequestDto, payload);
     const request = value ? fromWireRequest(value) : null;
     if (!request) {
       this.logger.warn(
         `dropped an invalid probe request: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
       );
-      return undefined;
     }
-    return this.runtime.execute(request);
+    return request;
   }
 }

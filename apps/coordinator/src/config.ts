@@ -278,6 +278,18 @@ export class CoordinatorConfig extends NatsEnv {
   @Max(100_000)
   EMBEDDED_MAX_IN_FLIGHT = 2000;
 
+  /**
+   * NATS mode: how long checks due for one region are collected into one message to its agents
+   * (docs/decisions/0034-batched-probe-traffic.md); 0 sends each check alone. At most
+   * MAX_COALESCING_DELAY_MS (50): no check leaves later than its slot + 50 ms because of it.
+   */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of milliseconds' })
+  @Min(0)
+  @Max(50)
+  PROBE_BATCH_WINDOW_MS = 20;
+
   // ---- notifications ----------------------------------------------------------------------
 
   /** SMTP relay for e-mail contacts: `smtp://user:pass@host:587` (STARTTLS) or `smtps://…:465`. */

@@ -5,3 +5,4 @@ export * from './monitor-settings.js';
 export * from './probe.js';
 export * from './subjects.js';
 export * from './enrollment.js';
+export * from './probe-batch.js';

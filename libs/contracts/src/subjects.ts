@@ -15,6 +15,15 @@ export interface Subjects {
    * account id is part of the subject, so NATS permissions can confine an agent to its region.
    */
   privateProbe(accountId: string, region: string): string;
+  /**
+   * Batched probe work for one region (docs/decisions/0034-batched-probe-traffic.md): one
+   * message carries several checks, the same queue group answers it in several replies. A token
+   * below `probe(region)`, so agents whose permissions name `<prefix>.probe.*` only (older
+   * credentials) cannot take it and the coordinator falls back to `probe(region)`.
+   */
+  probeBatch(region: RegionId): string;
+  /** A private region's batched probe work (below its `privateProbe` subject). */
+  privateProbeBatch(accountId: string, region: string): string;
   /** A private region's agents publish their heartbeats here (never on `heartbeat`). */
   privateHeartbeat(accountId: string, region: string): string;
   /** Every private region's heartbeats (what coordinators subscribe to). */
@@ -43,6 +52,8 @@ export function subjectsFor(prefix: string = DEFAULT_SUBJECT_PREFIX): Subjects {
   return {
     probe: (region) => `${prefix}.probe.${region}`,
     privateProbe: (accountId, region) => `${prefix}.private.${accountId}.${region}.probe`,
+    probeBatch: (region) => `${prefix}.probe.${region}.batch`,
+    privateProbeBatch: (accountId, region) => `${prefix}.private.${accountId}.${region}.probe.batch`,
     privateHeartbeat: (accountId, region) => `${prefix}.private.${accountId}.${region}.heartbeat`,
     privateHeartbeats: `${prefix}.private.*.*.heartbeat`,
     heartbeat: `${prefix}.agents.heartbeat`,
@@ -65,6 +76,15 @@ export function probeSubjectOf(
 ): string | null {
   if (isRegionId(request.region)) return subjects.probe(request.region);
   return request.account_id ? subjects.privateProbe(request.account_id, request.region) : null;
+}
+
+/** Where a batch of checks of `region` goes (as probeSubjectOf, for batches). */
+export function probeBatchSubjectOf(
+  subjects: Subjects,
+  request: { region: MonitorRegionId; account_id?: string },
+): string | null {
+  if (isRegionId(request.region)) return subjects.probeBatch(request.region);
+  return request.account_id ? subjects.privateProbeBatch(request.account_id, request.region) : null;
 }
 
 /** The account and region of a private heartbeat subject (`<prefix>.private.<account>.<region>.heartbeat`). */

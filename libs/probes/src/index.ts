@@ -8,3 +8,4 @@ export * from './prober.js';
 export * from './probers.js';
 export * from './run-probe.js';
 export * from './tcp.prober.js';
+export * from './probe-batch.js';

@@ -39,6 +39,16 @@ export const METRICS = {
     help: 'Checks that could not be dispatched or answered, by reason.',
     labelNames: ['reason'] as const,
   },
+  probeBatchChecks: {
+    name: 'picket_probe_batch_checks',
+    help: 'Checks per batch message sent to agents (NATS mode, PROBE_BATCH_WINDOW_MS > 0).',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 100],
+  },
+  probeBatchFallbacks: {
+    name: 'picket_probe_batch_fallbacks_total',
+    help: "Batches no agent took (agents of an older version or credentials without batches): their checks went one by one, and so do the region's for 30 s.",
+    labelNames: [] as const,
+  },
   schedulerLateness: {
     name: 'picket_scheduler_lateness_seconds',
     help: 'How late checks were dispatched compared with their schedule.',

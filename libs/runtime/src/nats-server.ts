@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Deserializer, IncomingEvent, IncomingRequest, MessageHandler } from '@nestjs/microservices';
 import { NatsContext, ServerNats } from '@nestjs/microservices';
-import { isObservable, lastValueFrom } from 'rxjs';
+import { isObservable } from 'rxjs';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { NatsLink } from './nats.js';
 
@@ -68,7 +68,7 @@ export class NatsLinkServer extends ServerNats {
   /**
    * Events (no reply subject) take Nest's own path. A request is answered on a short path: the
    * handler Nest built (pipes, interceptors, exception filters and the processing hooks all
-   * apply) is awaited and its value sent as plain JSON, without Nest's per-reply stream machinery
+   * apply) is awaited and its value sent as plain JSON (each value of an Observable as a reply), without Nest's per-reply stream machinery
    * (an rxjs pipeline and a next-tick queue), which cost an agent 8–60 % more CPU per check
    * (docs/benchmarks.md). A request for a pattern without a handler is logged, unanswered.
    */
@@ -89,10 +89,21 @@ export class NatsLinkServer extends ServerNats {
     // Typed void, returns the hook's promise: awaited so the subscription sees the handler through.
     const processing = this.runWithProcessingHooks(context, async (done) => {
       try {
-        let result: unknown = await handler(data, context);
-        if (isObservable(result)) result = await lastValueFrom(result, { defaultValue: undefined });
-        // A handler that returns nothing sends no reply.
-        if (result !== undefined) natsMsg.respond(JSON.stringify(result));
+        const result: unknown = await handler(data, context);
+        if (isObservable(result)) {
+          // Each value a stream gives is a reply of its own, sent as it comes (batched probe work:
+          // docs/decisions/0034-batched-probe-traffic.md); the message is handled once the stream completes.
+          await new Promise<void>((resolve, reject) => {
+            result.subscribe({
+              next: (value: unknown) => {
+                if (value !== undefined) natsMsg.respond(JSON.stringify(value));
+              },
+              error: reject,
+              complete: resolve,
+            });
+          });
+          // A handler that returns nothing sends no reply.
+        } else if (result !== undefined) natsMsg.respond(JSON.stringify(result));
       } catch (error) {
         this.natsLog.error(`handler of ${natsMsg.subject} failed: ${String(error)}`);
       } finally {

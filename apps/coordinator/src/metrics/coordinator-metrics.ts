@@ -40,6 +40,8 @@ export class CoordinatorMetrics {
   private readonly lateness;
   private readonly outageDropped;
   private readonly lateResults;
+  private readonly batchChecks;
+  private readonly batchFallbacks;
   /** The per-monitor series, when METRICS_PER_MONITOR=true (MonitorSeries attaches them). */
   private monitorSeries: MonitorSeriesStore | null = null;
 
@@ -52,6 +54,8 @@ export class CoordinatorMetrics {
     this.lateness = latencyHistogram(registry, METRICS.schedulerLateness);
     this.outageDropped = counter(registry, METRICS.outageDropped);
     this.lateResults = counter(registry, METRICS.lateResults);
+    this.batchChecks = latencyHistogram(registry, METRICS.probeBatchChecks);
+    this.batchFallbacks = counter(registry, METRICS.probeBatchFallbacks);
   }
 
   /** Checks run by this process itself (embedded mode). */
@@ -81,6 +85,16 @@ export class CoordinatorMetrics {
   recordTransportFailure(failure: TransportFailure, region: MonitorRegionId): void {
     this.unknownResults.inc({ region: regionLabel(region), reason: failure });
     this.dispatchErrors.inc({ reason: failure });
+  }
+
+  /** A batch of `checks` sent to a region's agents (NATS mode). */
+  recordBatch(checks: number): void {
+    this.batchChecks.observe(checks);
+  }
+
+  /** A batch no agent took: its checks went one by one. */
+  recordBatchFallback(): void {
+    this.batchFallbacks.inc();
   }
 
   recordDispatchError(reason: string): void {

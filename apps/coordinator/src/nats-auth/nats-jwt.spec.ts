@@ -18,27 +18,25 @@ describe('privateAgentPermissions', () => {
   it.each([
     ['picket', ACCOUNT, 'office', 'picket.private.65a1b2c3d4e5f60718293a4b.office'],
     ['acme.picket', ACCOUNT, 'lab-2', 'acme.picket.private.65a1b2c3d4e5f60718293a4b.lab-2'],
-  ])(
-    '%s / %s / %s: only its probe subject (queue group), its heartbeat, one reply each',
-    (prefix, account, region, base) => {
-      expect(privateAgentPermissions(prefix, account, region)).toEqual({
-        pub: { allow: [`${base}.heartbeat`] },
-        sub: { allow: [`${base}.probe picket-agents`] },
-        resp: { max: 1, ttl: REPLY_WINDOW_NANOS },
-      });
-    },
-  );
+  ])('%s / %s / %s: only its probe subjects (queue group), its heartbeat, replies', (prefix, account, region, base) => {
+    expect(privateAgentPermissions(prefix, account, region)).toEqual({
+      pub: { allow: [`${base}.heartbeat`] },
+      sub: { allow: [`${base}.probe picket-agents`, `${base}.probe.batch picket-agents`] },
+      // One reply per check of a batch (docs/decisions/0034-batched-probe-traffic.md).
+      resp: { max: 100, ttl: REPLY_WINDOW_NANOS },
+    });
+  });
 });
 
 describe('publicAgentPermissions', () => {
   it.each([
-    ['picket', 'picket.probe.* picket-agents', 'picket.agents.heartbeat'],
-    ['acme.picket', 'acme.picket.probe.* picket-agents', 'acme.picket.agents.heartbeat'],
-  ])('%s: every public region in the queue group, the public heartbeat, one reply each', (prefix, sub, pub) => {
+    ['picket', 'picket.probe.*', 'picket.agents.heartbeat'],
+    ['acme.picket', 'acme.picket.probe.*', 'acme.picket.agents.heartbeat'],
+  ])('%s: every public region in the queue group, the public heartbeat, replies', (prefix, probe, pub) => {
     expect(publicAgentPermissions(prefix)).toEqual({
       pub: { allow: [pub] },
-      sub: { allow: [sub] },
-      resp: { max: 1, ttl: REPLY_WINDOW_NANOS },
+      sub: { allow: [`${probe} picket-agents`, `${probe}.batch picket-agents`] },
+      resp: { max: 100, ttl: REPLY_WINDOW_NANOS },
     });
   });
 });

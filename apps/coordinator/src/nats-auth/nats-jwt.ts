@@ -12,7 +12,13 @@ import {
   type KeyPair,
   type UserPermissionsLimits,
 } from '@nats-io/jwt';
-import { DEFAULT_SUBJECT_PREFIX, enrollInboxPrefix, PROBE_QUEUE_GROUP, subjectsFor } from '#contracts';
+import {
+  DEFAULT_SUBJECT_PREFIX,
+  enrollInboxPrefix,
+  PROBE_BATCH_MAX_CHECKS,
+  PROBE_QUEUE_GROUP,
+  subjectsFor,
+} from '#contracts';
 
 /**
  * NATS decentralised (JWT) authentication material for private regions
@@ -26,6 +32,13 @@ export const SYSTEM_ACCOUNT_NAME = 'SYS';
 
 /** How long a probe's reply inbox stays open to the agent that received the request (NATS: ns). */
 export const REPLY_WINDOW_NANOS = 120 * 1_000_000_000;
+
+/**
+ * Replies an agent may send to one request: one for a single check, up to one per check for a
+ * batch (docs/decisions/0034-batched-probe-traffic.md). Credentials issued before batches
+ * (max 1) cannot subscribe to batch subjects either, so their agents take single checks only.
+ */
+export const AGENT_REPLIES = { max: PROBE_BATCH_MAX_CHECKS, ttl: REPLY_WINDOW_NANOS };
 
 export interface NatsAuthMaterial {
   operator: { publicKey: string; seed: string; jwt: string };
@@ -116,22 +129,22 @@ export async function createNatsAuthMaterial(operatorName = 'picket'): Promise<N
 /**
  * What an agent of public regions may do, as the `agent` user of `deploy/nats/picket-auth.conf`:
  * receive any public region's probe requests in the agents' queue group, beat on the public
- * heartbeat subject, and answer the requests it received. Private regions' subjects are not
+ * heartbeat subject, and answer the requests it received (batches too). Private regions' subjects are not
  * among them (they are `<prefix>.private.…`, not `<prefix>.probe.<region>`).
  */
 export function publicAgentPermissions(prefix: string): Pick<UserPermissionsLimits, 'pub' | 'sub' | 'resp'> {
   const subjects = subjectsFor(prefix);
   return {
     pub: { allow: [subjects.heartbeat] },
-    sub: { allow: [`${prefix}.probe.* ${PROBE_QUEUE_GROUP}`] },
-    resp: { max: 1, ttl: REPLY_WINDOW_NANOS },
+    sub: { allow: [`${prefix}.probe.* ${PROBE_QUEUE_GROUP}`, `${prefix}.probe.*.batch ${PROBE_QUEUE_GROUP}`] },
+    resp: { ...AGENT_REPLIES },
   };
 }
 
 /**
  * What a private region's agent may do, and nothing else: receive its region's probe requests
  * in the agents' queue group, beat on its region's heartbeat subject, and answer the requests it
- * received (one reply each, within the reply window).
+ * received (one reply each, one per check of a batch, within the reply window).
  */
 export function privateAgentPermissions(
   prefix: string,
@@ -141,8 +154,13 @@ export function privateAgentPermissions(
   const subjects = subjectsFor(prefix);
   return {
     pub: { allow: [subjects.privateHeartbeat(accountId, region)] },
-    sub: { allow: [`${subjects.privateProbe(accountId, region)} ${PROBE_QUEUE_GROUP}`] },
-    resp: { max: 1, ttl: REPLY_WINDOW_NANOS },
+    sub: {
+      allow: [
+        `${subjects.privateProbe(accountId, region)} ${PROBE_QUEUE_GROUP}`,
+        `${subjects.privateProbeBatch(accountId, region)} ${PROBE_QUEUE_GROUP}`,
+      ],
+    },
+    resp: { ...AGENT_REPLIES },
   };
 }
 

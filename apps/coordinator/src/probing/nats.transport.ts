@@ -32,6 +32,11 @@ const MESSAGES: { readonly [K in TransportFailure]: (region: string) => string }
   invalid_reply: (region) => `an agent of region ${region} sent an invalid reply`,
 };
 
+/** The error of an UNKNOWN the coordinator records for `failure` of a check of `region`. */
+export function failureMessage(failure: TransportFailure, region: string): string {
+  return MESSAGES[failure](region);
+}
+
 /**
  * Core NATS request/reply to `picket.probe.<region>` (a private region's:
  * `picket.private.<account>.<region>.probe`), answered by one agent of the region's queue group. Nothing is persisted on NATS: a lost request or reply is UNKNOWN at once, and so
@@ -89,7 +94,7 @@ export class NatsTransport implements ProbeTransport {
 }
 
 /** A reply answers the request it names, field for field (what a stored result is keyed by). */
-function answers(request: ProbeRequest, result: ProbeResult): boolean {
+export function answers(request: ProbeRequest, result: ProbeResult): boolean {
   return (
     result.check_id === request.check_id &&
     result.monitor_id === request.monitor_id &&

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { REGION_IDS } from '#contracts';
+import { REGION_IDS, type ProbeRequest } from '#contracts';
 import { ProbeRuntime } from '#probes';
 import type { Clock, NatsLink } from '#runtime';
 import type { CoordinatorConfig } from '../config.js';
@@ -8,7 +8,9 @@ import { AGENT_PERSIST_MS } from '../agents/presence.js';
 import type { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { InProcessTransport } from './in-process.transport.js';
 import { NatsTransport } from './nats.transport.js';
-import type { ProbeTransport } from './probe-transport.js';
+import { BatchingNatsTransport } from './nats-batch.transport.js';
+import type { ProbeTransport, TransportFailure } from './probe-transport.js';
+import { systemTimers } from '../scheduling/timers.js';
 
 /** How long running checks may finish when the coordinator stops (embedded mode). */
 const EMBEDDED_DRAIN_MS = 10_000;
@@ -43,8 +45,23 @@ export async function createProbeTransport(deps: TransportDeps): Promise<ProbeTr
       `checks go to regional agents over NATS (subjects ${config.NATS_SUBJECT_PREFIX}.probe.<region>)`,
       'Probing',
     );
-    return new NatsTransport(nats, config.NATS_SUBJECT_PREFIX, clock, (failure, request) =>
-      metrics.recordTransportFailure(failure, request.region),
+    const onFailure = (failure: TransportFailure, request: ProbeRequest) =>
+      metrics.recordTransportFailure(failure, request.region);
+    const single = new NatsTransport(nats, config.NATS_SUBJECT_PREFIX, clock, onFailure);
+    if (config.PROBE_BATCH_WINDOW_MS === 0) return single;
+    // Checks due within the window travel together (docs/decisions/0034-batched-probe-traffic.md).
+    return new BatchingNatsTransport(
+      nats,
+      config.NATS_SUBJECT_PREFIX,
+      clock,
+      systemTimers,
+      single,
+      {
+        windowMs: config.PROBE_BATCH_WINDOW_MS,
+        onBatch: (checks) => metrics.recordBatch(checks),
+        onFallback: () => metrics.recordBatchFallback(),
+      },
+      onFailure,
     );
   }
   // The agent's own runtime, in this process: the same sockets, probers, executor and heartbeat.

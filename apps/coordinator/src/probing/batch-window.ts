@@ -1,0 +1,38 @@
+/**
+ * When a coalesced batch of checks leaves the coordinator (docs/decisions/0034-batched-probe-traffic.md).
+ * Pure: times in ms of the coordinator's clock.
+ */
+
+/** No check is sent later than its slot + this because of coalescing (it may be later for other reasons). */
+export const MAX_COALESCING_DELAY_MS = 50;
+
+/** A check waiting in a batch: its slot (`scheduled_at`) and when dispatch handed it over. */
+export interface WaitingCheck {
+  readonly scheduledAt: number;
+  readonly queuedAt: number;
+}
+
+/**
+ * The latest a waiting check may leave: its slot + MAX_COALESCING_DELAY_MS, or at once when it
+ * came later than that already (a late scheduler tick: coalescing adds nothing to its lateness).
+ */
+export function latestSend(check: WaitingCheck, boundMs: number = MAX_COALESCING_DELAY_MS): number {
+  return Math.max(check.queuedAt, check.scheduledAt + boundMs);
+}
+
+/**
+ * When a batch opened at `openedAt` (its first check queued) is sent: at the end of its window,
+ * or earlier when a check in it would otherwise leave later than `latestSend`; at `now` at the
+ * latest once full. Never before `openedAt`.
+ */
+export function flushAt(
+  openedAt: number,
+  checks: readonly WaitingCheck[],
+  windowMs: number,
+  options: { maxChecks: number; now: number; boundMs?: number },
+): number {
+  if (checks.length >= options.maxChecks) return Math.max(openedAt, options.now);
+  let at = openedAt + windowMs;
+  for (const check of checks) at = Math.min(at, latestSend(check, options.boundMs));
+  return Math.max(openedAt, at);
+}
