@@ -1,16 +1,30 @@
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { checkIdOf, type ProbeRequest, type ProbeResult } from '#contracts';
-import { NatsLink, systemClock } from '#runtime';
+import {
+  checkIdOf,
+  fromWireRequest,
+  PROBE_QUEUE_GROUP,
+  subjectsFor,
+  unknownResult,
+  type ProbeRequest,
+  type ProbeResult,
+  type WireProbeRequestDto,
+} from '#contracts';
+import { NatsLink, systemClock, type NatsSecurity } from '#runtime';
 import { createAgentApp } from '../../apps/agent/src/app.js';
 import { loadAgentConfig } from '../../apps/agent/src/config.js';
 import { BatchingNatsTransport } from '../../apps/coordinator/src/probing/nats-batch.transport.js';
 import { NatsTransport } from '../../apps/coordinator/src/probing/nats.transport.js';
 import { systemTimers } from '../../apps/coordinator/src/scheduling/timers.js';
+import { natsServerBinary } from '../support/faults.js';
 import { describeWithNats, testNatsUrl } from '../support/nats.js';
+import { ConfiguredNats, deployedAuthConf, startJwtNats } from '../support/nats-secure.js';
 import { waitFor } from '../support/wait.js';
 
 /**
@@ -161,5 +175,109 @@ describeWithNats('batched probe traffic with two agents of a region', () => {
       'unknown coordinator the message bus (NATS) is unavailable',
     ]);
     for (const release of held.splice(0)) release();
+  });
+});
+
+/**
+ * The shipped permissions (deploy/nats/picket-auth.conf, and the agents' JWTs of `nats init`)
+ * let an agent take a batch and answer it several times: without them, the coordinator would
+ * fall back to single checks, which the tests above would not notice.
+ */
+const binary = natsServerBinary();
+if (!binary && process.env.PICKET_TEST_REQUIRE_SERVICES === '1') {
+  throw new Error('this suite needs nats-server on this machine (Debian package nats-server)');
+}
+(binary ? describe : describe.skip)('batches under the shipped NATS permissions', () => {
+  const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+  const monitorId = '6b0263b0aed78dd82a402afe';
+
+  /** An agent (as `agent`) that answers every batch in one reply per check; the coordinator (as `coordinator`) sends one. */
+  async function batchAnsweredPerCheck(url: string, coordinator: NatsSecurity, agent: NatsSecurity) {
+    const links = [coordinator, agent].map(
+      (security, i) =>
+        new NatsLink(url, `batch-permissions-${i}`, quiet, {
+          connectTimeoutSeconds: 0,
+          onGiveUp: () => undefined,
+          security,
+        }),
+    );
+    const [coordinatorLink, agentLink] = links as [NatsLink, NatsLink];
+    try {
+      for (const link of links) link.start();
+      const agentNc = await agentLink.whenConnected();
+      await coordinatorLink.whenConnected();
+      const errors: string[] = [];
+      agentNc.subscribe(subjectsFor('picket').probeBatch('eu-west-1'), {
+        queue: PROBE_QUEUE_GROUP,
+        callback: (error, msg) => {
+          if (error) return void errors.push(error.message);
+          for (const wire of msg.json<{ checks: WireProbeRequestDto[] }>().checks) {
+            const asked = fromWireRequest(wire)!;
+            msg.respond(JSON.stringify({ results: [unknownResult(asked, 'answered', 'agent-p', asked.scheduled_at)] }));
+          }
+        },
+      });
+      await agentNc.flush();
+      let fallbacks = 0;
+      const transport = new BatchingNatsTransport(
+        coordinatorLink,
+        'picket',
+        systemClock,
+        systemTimers,
+        new NatsTransport(coordinatorLink, 'picket', systemClock),
+        { windowMs: 20, onFallback: () => fallbacks++ },
+      );
+      const base = Date.now();
+      const requests = [1, 2, 3].map((i) => ({
+        check_id: checkIdOf(monitorId, base + i, 'eu-west-1'),
+        monitor_id: monitorId,
+        region: 'eu-west-1' as const,
+        scheduled_at: base + i,
+        type: 'tcp' as const,
+        settings: { url: 'tcp://127.0.0.1:9' },
+        timeout_ms: 1000,
+      }));
+      const results = await Promise.all(requests.map((r) => transport.request(r)));
+      return { answers: results.map((r) => `${r.agent_id} ${r.error}`), fallbacks, errors };
+    } finally {
+      for (const link of links) await link.close();
+    }
+  }
+
+  it('deploy/nats/picket-auth.conf: the agent user takes batches and answers each check of one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'picket-batch-auth-'));
+    const server = new ConfiguredNats(binary!);
+    try {
+      writeFileSync(join(dir, 'picket-auth.conf'), deployedAuthConf());
+      writeFileSync(join(dir, 'nats.conf'), 'include picket-auth.conf\n');
+      const port = await server.pickPort();
+      await server.start(join(dir, 'nats.conf'), {
+        PICKET_NATS_COORDINATOR_PASSWORD: 'c-secret',
+        PICKET_NATS_AGENT_PASSWORD: 'a-secret',
+      });
+      const outcome = await batchAnsweredPerCheck(
+        `nats://127.0.0.1:${port}`,
+        { user: 'coordinator', pass: 'c-secret' },
+        { user: 'agent', pass: 'a-secret' },
+      );
+      expect(outcome).toEqual({ answers: Array(3).fill('agent-p answered'), fallbacks: 0, errors: [] });
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("NATS JWT auth (`nats init`): the public agents' credentials take batches and answer each check of one", async () => {
+    const nats = await startJwtNats();
+    try {
+      const outcome = await batchAnsweredPerCheck(
+        nats.url,
+        { credsFile: nats.files.coordinatorCreds },
+        { credsFile: nats.files.publicAgentCreds },
+      );
+      expect(outcome).toEqual({ answers: Array(3).fill('agent-p answered'), fallbacks: 0, errors: [] });
+    } finally {
+      await nats.stop();
+    }
   });
 });
