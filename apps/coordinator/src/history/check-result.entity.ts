@@ -6,18 +6,18 @@ import { MonitorEntity } from '../monitors/monitor.entity.js';
 /**
  * One stored check result (raw history), kept RESULTS_RETENTION_DAYS. `check_id` is the
  * deterministic `<monitor_id>:<scheduled_at>:<region>` of the probe, and those three columns
- * are the unique key (scheduled_at first, so new results append to the index): a late or
- * repeated result of the same check is ignored on insert.
+ * are the primary key (scheduled_at first, so new results append to it): a late or repeated
+ * result of the same check is ignored on insert. On PostgreSQL the table is partitioned by day
+ * of `scheduled_at`, which the key contains, as a partitioned table's unique keys must
+ * (docs/decisions/0033-partitioned-check-history.md). `id` is the result's public id, not indexed.
  */
 @Entity({ name: 'check_results' })
-@Index('uq_check_results_key', ['scheduledAt', 'monitorId', 'region'], { unique: true })
 @Index('idx_check_results_monitor_checked', ['monitorId', 'checkedAt'])
-@Index('idx_check_results_checked', ['checkedAt'])
 export class CheckResultEntity {
-  @PrimaryColumn({ type: 'varchar', length: 24, primaryKeyConstraintName: 'pk_check_results' })
+  @Column({ type: 'varchar', length: 24 })
   id!: string;
 
-  @Column({ name: 'monitor_id', type: 'varchar', length: 24 })
+  @PrimaryColumn({ name: 'monitor_id', type: 'varchar', length: 24, primaryKeyConstraintName: 'pk_check_results' })
   monitorId!: string;
 
   @ManyToOne(() => MonitorEntity, { onDelete: 'CASCADE' })
@@ -28,7 +28,7 @@ export class CheckResultEntity {
   checkId!: string;
 
   /** The region checked from, or HEARTBEAT_REGION (docs/decisions/0027-heartbeat-monitors.md). */
-  @Column({ type: 'varchar', length: 32 })
+  @PrimaryColumn({ type: 'varchar', length: 32, primaryKeyConstraintName: 'pk_check_results' })
   region!: ResultRegion;
 
   @Column({ type: 'varchar', length: 8 })
@@ -59,7 +59,12 @@ export class CheckResultEntity {
   checkerIp!: string | null;
 
   /** When the check was due, ms since the epoch. */
-  @Column({ name: 'scheduled_at', type: 'bigint', transformer: bigintNumber })
+  @PrimaryColumn({
+    name: 'scheduled_at',
+    type: 'bigint',
+    transformer: bigintNumber,
+    primaryKeyConstraintName: 'pk_check_results',
+  })
   scheduledAt!: number;
 
   /** When the coordinator recorded the result, Unix seconds: the time history is ordered and kept by. */

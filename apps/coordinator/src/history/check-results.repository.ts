@@ -13,6 +13,14 @@ import {
   mergeHistograms,
   type Histogram,
 } from './histogram.js';
+import {
+  DEFAULT_PARTITION,
+  parsePartitionBound,
+  PARTITIONED_TABLE,
+  partitionsToCreate,
+  partitionsToDrop,
+  type DatedPartition,
+} from './check-partitions.js';
 import { dayOf, dayStart, type Figures } from './stats.js';
 
 /** A result ready to store (built by the ResultsWriter from a ProbeResult). */
@@ -105,6 +113,11 @@ const UNDECIDED_SQL = UNDECIDED_STATUSES.map((status) => `'${status}'`).join(', 
 
 /** Rows one retention DELETE removes, so no single transaction holds the database long. */
 export const RETENTION_DELETE_BATCH = 5_000;
+
+/** An arbitrary, fixed key of the advisory lock partition changes take (PostgreSQL). */
+const PARTITION_LOCK_KEY = 7_460_119;
+/** How long a partition change waits for a table lock before giving up until the next pass. */
+const PARTITION_LOCK_TIMEOUT = '5s';
 
 /** An arbitrary, fixed first key of the per-monitor advisory locks roll-up writers take (PostgreSQL). */
 const ROLLUP_LOCK_CLASS = 7_460_118;
@@ -574,7 +587,7 @@ export class CheckResultsRepository {
 
   /**
    * Figures of the raw results of every monitor of an account with `from <= checked_at <= to`,
-   * per monitor and per `bucketSeconds` slice of the window (bucket 0 starts at `from`; the
+   * per monitor and per `bucketSeconds` slice counted from `origin` (`from` unless given; the
    * instant `to` itself belongs to the last full slice): one grouped query for the whole account
    * (the dashboard's summary, docs/decisions/0031-monitor-summary.md).
    */
@@ -583,6 +596,7 @@ export class CheckResultsRepository {
     from: number,
     to: number,
     bucketSeconds: number,
+    origin = from,
   ): Promise<(Figures & { monitorId: string; bucket: number })[]> {
     const qb = this.db.manager
       .createQueryBuilder(CheckResultEntity, 'r')
@@ -592,8 +606,8 @@ export class CheckResultsRepository {
       .andWhere(OUTSIDE_MAINTENANCE);
     // The instant `to` belongs to the last slice: clamped in the grouping itself, so a result at
     // `to` (one slice past the last when the window is whole slices) is counted in that slice.
-    const last = Math.max(0, Math.ceil((to - from) / bucketSeconds) - 1);
-    const slice = `(r.checked_at - ${Math.trunc(from)}) / ${Math.trunc(bucketSeconds)}`;
+    const last = Math.max(0, Math.ceil((to - origin) / bucketSeconds) - 1);
+    const slice = `(r.checked_at - ${Math.trunc(origin)}) / ${Math.trunc(bucketSeconds)}`;
     const rows = await this.aggregate(qb, ['monitor_id'], {
       alias: 'bucket',
       expression: `CASE WHEN ${slice} > ${last} THEN ${last} ELSE ${slice} END`,
@@ -641,23 +655,114 @@ export class CheckResultsRepository {
       .getMany();
   }
 
-  /** Deletes up to `limit` raw results with `checked_at < before`; returns how many went. */
+  /**
+   * Deletes up to `limit` raw results with `checked_at < before` and `scheduled_at` before the
+   * same instant, through the key's index (scheduled_at first), so a batch reads only the rows
+   * it deletes; returns how many went. On PostgreSQL only the DEFAULT partition is searched: the
+   * dated partitions go whole (dropPartitionsBefore), never row by row. A result whose
+   * `scheduled_at` is later than its `checked_at` (a clock set ahead) goes once both are older.
+   * docs/decisions/0033-partitioned-check-history.md
+   */
   async deleteResultsBefore(before: number, limit = RETENTION_DELETE_BATCH): Promise<number> {
     return this.db.transaction(async (m) => {
-      const doomed = m
-        .createQueryBuilder(CheckResultEntity, 'old')
-        .select('old.id')
-        .where('old.checked_at < :before')
-        .limit(limit);
-      const result = await m
-        .createQueryBuilder()
-        .delete()
-        .from(CheckResultEntity)
-        .where(`id IN (${doomed.getQuery()})`)
-        .setParameters({ before })
-        .execute();
-      return result.affected ?? 0;
+      if (this.db.dialect === 'postgres') {
+        const [, affected]: [unknown, number] = await m.query(
+          `DELETE FROM "${DEFAULT_PARTITION}" WHERE ctid = ANY(ARRAY(SELECT ctid FROM "${DEFAULT_PARTITION}" ` +
+            `WHERE "scheduled_at" < $1 AND "checked_at" < $2 LIMIT $3))`,
+          [before * 1000, before, limit],
+        );
+        return affected;
+      }
+      await m.query(
+        `DELETE FROM "check_results" WHERE rowid IN (SELECT rowid FROM "check_results" ` +
+          `WHERE "scheduled_at" < ? AND "checked_at" < ? LIMIT ?)`,
+        [before * 1000, before, limit],
+      );
+      const [{ n }]: [{ n: number }] = await m.query('SELECT changes() AS n');
+      return n;
     });
+  }
+
+  /**
+   * PostgreSQL: creates the daily partitions of days `fromDay` to `toDay` that do not exist yet,
+   * moving into each the rows the DEFAULT partition holds for its day, and returns their names.
+   * Replicas may run this at once: it holds a transaction-scoped advisory lock and reads the
+   * existing partitions under it, so the second finds the first's work done. A new partition is
+   * filled and constrained before it is attached, so ATTACH takes only a SHARE UPDATE EXCLUSIVE
+   * lock on `check_results` (inserts and reads go on) and an exclusive one on the DEFAULT
+   * partition. SQLite keeps one table: nothing to do. docs/decisions/0033-partitioned-check-history.md
+   */
+  async ensurePartitions(fromDay: number, toDay: number): Promise<string[]> {
+    if (this.db.dialect !== 'postgres') return [];
+    return this.db.transaction(async (m) => {
+      await this.lockPartitions(m);
+      const existing = await this.partitionRanges(m);
+      const created: string[] = [];
+      for (const p of partitionsToCreate(existing, fromDay, toDay)) {
+        const range = `"scheduled_at" >= ${p.from} AND "scheduled_at" < ${p.to}`;
+        await m.query(`CREATE TABLE "${p.name}" (LIKE "${PARTITIONED_TABLE}" INCLUDING DEFAULTS)`);
+        await m.query(`ALTER TABLE "${p.name}" ADD CONSTRAINT "${p.name}_range" CHECK (${range})`);
+        await m.query(
+          `WITH moved AS (DELETE FROM "${DEFAULT_PARTITION}" WHERE ${range} RETURNING *) ` +
+            `INSERT INTO "${p.name}" SELECT * FROM moved`,
+        );
+        await m.query(
+          `ALTER TABLE "${PARTITIONED_TABLE}" ATTACH PARTITION "${p.name}" FOR VALUES FROM (${p.from}) TO (${p.to})`,
+        );
+        await m.query(`ALTER TABLE "${p.name}" DROP CONSTRAINT "${p.name}_range"`);
+        created.push(p.name);
+      }
+      return created;
+    });
+  }
+
+  /**
+   * PostgreSQL: drops the dated partitions whose whole day ended PARTITION_DROP_MARGIN_MS or more
+   * before `before` (Unix seconds), one short transaction each (DROP locks `check_results`
+   * exclusively for a moment; PARTITION_LOCK_TIMEOUT bounds the wait, and a partition not
+   * dropped now is dropped by the next pass); returns their names. SQLite: nothing.
+   */
+  async dropPartitionsBefore(before: number): Promise<string[]> {
+    if (this.db.dialect !== 'postgres') return [];
+    const doomed = partitionsToDrop(await this.datedPartitions(this.db.manager), before * 1000);
+    const dropped: string[] = [];
+    for (const p of doomed) {
+      const gone = await this.db.transaction(async (m) => {
+        await this.lockPartitions(m);
+        if (!(await this.datedPartitions(m)).some((q) => q.name === p.name)) return false;
+        await m.query(`DROP TABLE "${p.name}"`);
+        return true;
+      });
+      if (gone) dropped.push(p.name);
+    }
+    return dropped;
+  }
+
+  /** PostgreSQL: the dated partitions of check_results, oldest first. */
+  async datedPartitions(m: EntityManager = this.db.manager): Promise<DatedPartition[]> {
+    const rows: { name: string; bound: string }[] = await m.query(
+      `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound FROM pg_inherits i ` +
+        `JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = '"${PARTITIONED_TABLE}"'::regclass`,
+    );
+    const dated: DatedPartition[] = [];
+    for (const row of rows) {
+      const range = parsePartitionBound(row.bound);
+      if (range) dated.push({ name: row.name, ...range });
+    }
+    return dated.sort((a, b) => a.from - b.from);
+  }
+
+  private async partitionRanges(m: EntityManager): Promise<{ from: number; to: number }[]> {
+    return (await this.datedPartitions(m)).map(({ from, to }) => ({ from, to }));
+  }
+
+  /**
+   * One partition change at a time across replicas (waiting for the other's short one), then at
+   * most PARTITION_LOCK_TIMEOUT for each table lock, so a long query never queues ingest behind a DDL.
+   */
+  private async lockPartitions(m: EntityManager): Promise<void> {
+    await m.query(`SELECT pg_advisory_xact_lock(${PARTITION_LOCK_KEY})`);
+    await m.query(`SET LOCAL lock_timeout = '${PARTITION_LOCK_TIMEOUT}'`);
   }
 
   /** Deletes the roll-ups of days before `day`; returns how many went. */

@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals'
 import { Logger } from '@nestjs/common';
 import { ManualClock } from '#runtime';
 import { loadCoordinatorConfig } from '../config.js';
+import { PARTITION_DAYS_AHEAD } from './check-partitions.js';
 import { RETENTION_DELETE_BATCH, type CheckResultsRepository } from './check-results.repository.js';
 import { RETENTION_FIRST_RUN_MS, RETENTION_INTERVAL_MS, ResultsRetention } from './results-retention.js';
 import { dayOf, SECONDS_PER_DAY } from './stats.js';
@@ -12,7 +13,17 @@ const NOW = Date.UTC(2026, 2, 10, 12, 0, 0);
 class FakeRepository {
   resultCutoffs: number[] = [];
   rollupCutoffs: number[] = [];
+  partitionDays: [number, number][] = [];
+  partitionCutoffs: number[] = [];
   constructor(private backlog = 0) {}
+  async ensurePartitions(fromDay: number, toDay: number): Promise<string[]> {
+    this.partitionDays.push([fromDay, toDay]);
+    return [];
+  }
+  async dropPartitionsBefore(before: number): Promise<string[]> {
+    this.partitionCutoffs.push(before);
+    return [];
+  }
   async deleteResultsBefore(before: number): Promise<number> {
     this.resultCutoffs.push(before);
     const deleted = Math.min(this.backlog, RETENTION_DELETE_BATCH);
@@ -41,8 +52,16 @@ describe('ResultsRetention', () => {
   it('deletes raw rows batch by batch until a short batch, then old roll-ups, with cut-offs from the clock', async () => {
     const repository = new FakeRepository(2 * RETENTION_DELETE_BATCH + 3);
     const outcome = await retention(repository, new ManualClock(NOW)).run();
-    expect(outcome).toEqual({ results: 2 * RETENTION_DELETE_BATCH + 3, rollups: 0 });
+    expect(outcome).toEqual({
+      results: 2 * RETENTION_DELETE_BATCH + 3,
+      rollups: 0,
+      partitionsCreated: 0,
+      partitionsDropped: 0,
+    });
     expect(repository.resultCutoffs).toEqual(Array(3).fill(NOW / 1000 - 30 * SECONDS_PER_DAY));
+    // Partitions for today and the next PARTITION_DAYS_AHEAD days; whole ones dropped by the same cut-off.
+    expect(repository.partitionDays).toEqual([[dayOf(NOW / 1000), dayOf(NOW / 1000) + PARTITION_DAYS_AHEAD]]);
+    expect(repository.partitionCutoffs).toEqual([NOW / 1000 - 30 * SECONDS_PER_DAY]);
     expect(repository.rollupCutoffs).toEqual([dayOf(NOW / 1000) - 90]);
     await retention(repository, new ManualClock(NOW), '365').run();
     expect(repository.rollupCutoffs.at(-1)).toBe(dayOf(NOW / 1000) - 365);

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { CLOCK, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
+import { PARTITION_DAYS_AHEAD, partitionDay } from './check-partitions.js';
 import { CheckResultsRepository, RETENTION_DELETE_BATCH } from './check-results.repository.js';
 import { dayOf, MIN_ROLLUP_DAYS, SECONDS_PER_DAY } from './stats.js';
 
@@ -16,15 +17,23 @@ export const RETENTION_FIRST_RUN_MS = 60_000;
 export const RETENTION_INTERVAL_MS = 3_600_000;
 
 export interface RetentionOutcome {
+  /** Raw results deleted row by row. */
   results: number;
   rollups: number;
+  /** PostgreSQL: daily partitions of check_results created ahead, and dropped whole. */
+  partitionsCreated: number;
+  partitionsDropped: number;
 }
 
 /**
- * Deletes raw results older than RESULTS_RETENTION_DAYS and roll-ups older than
- * max(90, RESULTS_RETENTION_DAYS) days, on unref'd timers (never keeping the process alive).
- * Raw rows go in batches of RETENTION_DELETE_BATCH, one short transaction each, so check
- * results keep being written in between.
+ * Maintains check history on unref'd timers (never keeping the process alive), each pass:
+ * on PostgreSQL, creates the daily partitions of check_results for today and the next
+ * PARTITION_DAYS_AHEAD days, and drops the partitions entirely older than RESULTS_RETENTION_DAYS
+ * (docs/decisions/0033-partitioned-check-history.md); then deletes the raw results older than
+ * that the partitions did not take away (on SQLite all of them; on PostgreSQL those of the DEFAULT
+ * partition) in batches of RETENTION_DELETE_BATCH, one short transaction each, so check results
+ * keep being written in between; and the roll-ups older than max(90, RESULTS_RETENTION_DAYS) days.
+ * A partition step that fails (a lock not had in time) is logged and retried by the next pass.
  */
 @Injectable()
 export class ResultsRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -59,9 +68,24 @@ export class ResultsRetention implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private async prune(): Promise<RetentionOutcome> {
-    const nowSeconds = Math.floor(this.clock.now() / 1000);
+    const nowMs = this.clock.now();
+    const nowSeconds = Math.floor(nowMs / 1000);
     const resultsBefore = nowSeconds - this.config.RESULTS_RETENTION_DAYS * SECONDS_PER_DAY;
     const rollupsBefore = dayOf(nowSeconds) - Math.max(MIN_ROLLUP_DAYS, this.config.RESULTS_RETENTION_DAYS);
+    const today = partitionDay(nowMs);
+    const created = await this.results.ensurePartitions(today, today + PARTITION_DAYS_AHEAD).catch((error: unknown) => {
+      this.logger.warn(`check_results partitions not created yet: ${String(error)}`);
+      return [];
+    });
+    const dropped = await this.results.dropPartitionsBefore(resultsBefore).catch((error: unknown) => {
+      this.logger.warn(`old check_results partitions not dropped yet: ${String(error)}`);
+      return [];
+    });
+    if (created.length + dropped.length > 0) {
+      this.logger.log(
+        `retention: check_results partitions created ${created.join(', ') || 'none'}, dropped ${dropped.join(', ') || 'none'}`,
+      );
+    }
     let results = 0;
     for (;;) {
       const deleted = await this.results.deleteResultsBefore(resultsBefore);
@@ -72,7 +96,7 @@ export class ResultsRetention implements OnApplicationBootstrap, BeforeApplicati
     if (results + rollups > 0) {
       this.logger.log(`retention: deleted ${results} check results and ${rollups} daily roll-ups`);
     }
-    return { results, rollups };
+    return { results, rollups, partitionsCreated: created.length, partitionsDropped: dropped.length };
   }
 
   private arm(delay: number): void {

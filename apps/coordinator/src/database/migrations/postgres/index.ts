@@ -20,6 +20,7 @@ import { HeartbeatMonitors1765800000000 } from './1765800000000-heartbeat-monito
 import { NotificationRules1765900000000 } from './1765900000000-notification-rules.js';
 import { PrivateRegions1765950000000 } from './1765950000000-private-regions.js';
 import { AgentEnrollment1766000000000 } from './1766000000000-agent-enrollment.js';
+import { PartitionedCheckHistory1766100000000 } from './1766100000000-partitioned-check-history.js';
 
 /** Reviewed PostgreSQL migrations, oldest first; the same list in ../sqlite (docs/decisions/0015-two-migration-sets.md). */
 export const POSTGRES_MIGRATIONS = [
@@ -45,4 +46,5 @@ export const POSTGRES_MIGRATIONS = [
   NotificationRules1765900000000,
   PrivateRegions1765950000000,
   AgentEnrollment1766000000000,
+  PartitionedCheckHistory1766100000000,
 ];
