@@ -185,6 +185,7 @@ describe.each(testDatabases())('check history by day on $name', (kind) => {
         `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'check_results' ORDER BY name`,
       );
       expect(indexes.map((i) => i.name)).toEqual([
+        'idx_check_results_checked',
         'idx_check_results_monitor_checked',
         'sqlite_autoindex_check_results_1',
       ]);

@@ -13,6 +13,7 @@ import { MonitorEntity } from '../monitors/monitor.entity.js';
  */
 @Entity({ name: 'check_results' })
 @Index('idx_check_results_monitor_checked', ['monitorId', 'checkedAt'])
+@Index('idx_check_results_checked', ['checkedAt'])
 export class CheckResultEntity {
   @Column({ type: 'varchar', length: 24 })
   id!: string;

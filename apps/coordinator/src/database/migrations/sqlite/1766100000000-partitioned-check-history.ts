@@ -24,8 +24,8 @@ const FOREIGN_KEY = `CONSTRAINT "fk_check_results_monitor" FOREIGN KEY ("monitor
 /**
  * Fewer check_results indexes (SQLite), keeping every row: the check's key
  * (scheduled_at, monitor_id, region) becomes the primary key, so its unique index serves as
- * the table's key and the id's own index goes, and the `checked_at` index goes (retention reads
- * the key: scheduled_at first). Left: the key and (monitor_id, checked_at). The table is rebuilt
+ * the table's key and the id's own index goes. Left: the key, (monitor_id, checked_at) and
+ * (checked_at) (an account's monitors in a window). The table is rebuilt
  * (SQLite cannot change a primary key in place): a copy of every row, in the migration's
  * transaction. docs/decisions/0033-partitioned-check-history.md
  */
@@ -42,6 +42,7 @@ export class PartitionedCheckHistory1766100000000 implements MigrationInterface 
     await q.query(`DROP TABLE "check_results"`);
     await q.query(`ALTER TABLE "temporary_check_results" RENAME TO "check_results"`);
     await q.query(`CREATE INDEX "idx_check_results_monitor_checked" ON "check_results" ("monitor_id", "checked_at")`);
+    await q.query(`CREATE INDEX "idx_check_results_checked" ON "check_results" ("checked_at")`);
   }
 
   async down(q: QueryRunner): Promise<void> {
