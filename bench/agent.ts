@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { subjectsFor, toWireRequest, type ProbedType, type ProbeRequest } from '#contracts';
-import { connectNats, type NatsConnection } from '#runtime';
+import { connectNats, NatsLink, systemClock, type NatsConnection } from '#runtime';
+import { BatchingNatsTransport } from '../apps/coordinator/src/probing/nats-batch.transport.js';
+import { NatsTransport } from '../apps/coordinator/src/probing/nats.transport.js';
+import { systemTimers } from '../apps/coordinator/src/scheduling/timers.js';
 import { processRssMb } from './coordinator-process.js';
 import { deployedNodeOptions } from '../test/support/deployed-node-options.js';
 import { probeRequest } from '../test/support/probe-request.js';
@@ -28,6 +31,8 @@ export async function agentBench(): Promise<void> {
   const rates = (process.env.BENCH_RATES ?? '200,500').split(',').map(Number);
   const seconds = Number(process.env.BENCH_SECONDS ?? 20);
   const natsUrl = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
+  // The coordinator's batch window (PROBE_BATCH_WINDOW_MS, default 20); 0: one request per check, as before batches.
+  const batchMs = Number(process.env.BENCH_BATCH_MS ?? 20);
   // One agent per option set, side by side: Node's defaults, and the heap limits deploy/ ships.
   const optionSets = (process.env.BENCH_AGENT_NODE_OPTIONS ?? `none;${deployedNodeOptions('agent')}`).split(';');
   const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
@@ -69,7 +74,7 @@ export async function agentBench(): Promise<void> {
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       try {
-        const send = sender(nc, prefix);
+        const send = batchMs > 0 ? await batchSender(natsUrl, prefix, batchMs) : sender(nc, prefix);
         await waitForAgent(send);
         for (const rate of rates) {
           for (const [name, type, settings] of checks) {
@@ -92,7 +97,7 @@ export async function agentBench(): Promise<void> {
     'Agent under load',
     `\`npm run bench -- agent\`: one agent process (\`dist/apps/agent/src/main.js\`, region ${REGION}) taking ` +
       `probe requests from the local NATS server, sent by this process at a fixed rate for ${seconds} s per line ` +
-      `(each a new connection to a loopback target). CPU = the agent's user+system seconds per 1000 checks; ` +
+      `(each a new connection to a loopback target), ${batchMs > 0 ? `batched as a coordinator does (BatchingNatsTransport, BENCH_BATCH_MS ${batchMs} ms window)` : 'one request per check (BENCH_BATCH_MS=0)'}. CPU = the agent's user+system seconds per 1000 checks; ` +
       `checks/s per core = the rate divided by the cores the agent used; reply = from request to reply at the ` +
       `sender; peak RSS sampled every 250 ms. Each line runs once per set of node options (BENCH_AGENT_NODE_OPTIONS, sets separated by \`;\`).`,
     rows,
@@ -146,6 +151,26 @@ function sender(nc: NatsConnection, prefix: string): Send {
     } catch {
       return 'no reply';
     }
+  };
+}
+
+/** Sends checks as a coordinator does: coalesced per window into batches (BatchingNatsTransport). */
+async function batchSender(natsUrl: string, prefix: string, windowMs: number): Promise<Send> {
+  const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+  const link = new NatsLink(natsUrl, 'picket-bench-batches', quiet, {
+    connectTimeoutSeconds: 0,
+    onGiveUp: () => undefined,
+  });
+  link.start();
+  await link.whenConnected();
+  const single = new NatsTransport(link, prefix, systemClock);
+  const transport = new BatchingNatsTransport(link, prefix, systemClock, systemTimers, single, { windowMs });
+  const monitorId = randomBytes(12).toString('hex');
+  return async (type, settings, n) => {
+    const scheduledAt = Date.now() * 1000 + n; // unique per request
+    const request = probeRequest(type, settings, { monitorId, scheduledAt, region: REGION });
+    const result = await transport.request(request);
+    return result.agent_id === 'coordinator' ? 'no reply' : result.status;
   };
 }
 

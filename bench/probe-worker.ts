@@ -9,7 +9,7 @@ import { systemClock } from '#runtime';
 import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
 import type { ProbedType } from '#contracts';
 import { probeRequest } from '../test/support/probe-request.js';
-import { atFixedRate } from './report.js';
+import { atFixedRate, sleep } from './report.js';
 
 /**
  * One prober process for the probe benchmark: runs `kind` checks of `url` at `rate` per
@@ -30,7 +30,14 @@ const [kind, url = '', rateText, secondsText, warmupText, caFile] = process.argv
 const rate = Number(rateText);
 const seconds = Number(secondsText);
 const warmup = Number(warmupText);
-const run = kind === 'https' || kind === 'tcp' || kind === 'ping' ? await picketChecks(kind) : floorChecks(kind ?? '');
+const picket = kind === 'https' || kind === 'tcp' || kind === 'ping';
+const run = picket ? await picketChecks(kind) : floorChecks(kind ?? '');
+/**
+ * Picket's checks arrive as an agent's do since batches (docs/decisions/0034-batched-probe-traffic.md):
+ * those due within the coordinator's window together, at its end (BENCH_BATCH_MS, default 20;
+ * 0: each at its own due time, as before). The floors always run each check at its due time.
+ */
+const batchMs = picket ? Number(process.env.BENCH_BATCH_MS ?? 20) : 0;
 
 async function picketChecks(type: ProbedType): Promise<(scheduledAt: number) => Promise<boolean>> {
   const pinger = await IcmpPinger.open();
@@ -112,12 +119,31 @@ const check = async (i: number, due: number): Promise<void> => {
   checks++;
   if (!ok) failures++;
 };
-if (warmup > 0) await atFixedRate(rate, warmup, check);
+/** `rate` checks per second for `seconds`, the ones due in each window of `batchMs` started together at its end. */
+async function inBatches(duration: number): Promise<void> {
+  const pending: Promise<void>[] = [];
+  const started = Date.now();
+  const total = rate * duration;
+  for (let window = 1, sent = 0; sent < total; window++) {
+    const end = started + window * batchMs;
+    const wait = end - Date.now();
+    if (wait > 0) await sleep(wait);
+    const due = Math.min(total, Math.floor((window * batchMs * rate) / 1000));
+    const batch: Promise<void>[] = [];
+    // One wakeup starts the window's checks together, as the agent's runProbeBatch does.
+    for (; sent < due; sent++) batch.push(check(sent, started + (sent * 1000) / rate));
+    if (batch.length > 0) pending.push(Promise.all(batch).then(() => undefined));
+  }
+  await Promise.all(pending);
+}
+
+const paced = (duration: number) => (batchMs > 0 ? inBatches(duration) : atFixedRate(rate, duration, check));
+if (warmup > 0) await paced(warmup);
 checks = 0;
 failures = 0;
 const cpu = process.cpuUsage();
 const started = Date.now();
-await atFixedRate(rate, seconds, check);
+await paced(seconds);
 const used = process.cpuUsage(cpu);
 const elapsed = (Date.now() - started) / 1000;
 clearInterval(sampler);

@@ -76,7 +76,8 @@ export async function probeBench(): Promise<void> {
     `\`npm run bench -- probe\`: ${rate} checks/s against loopback targets (a new connection per check), in ` +
       `${rounds} rounds; in each, every prober runs each check for ${seconds} s after ${warmup} s not counted. ` +
       `Picket = the agent's ProbeExecutor in its own process; blackbox_exporter = prometheus-blackbox-exporter ` +
-      `driven through /probe at the same rate; fping = \`fping -C\` at the same rate. CPU = the prober ` +
+      `driven through /probe at the same rate, one HTTP request per check; Picket's checks arrive as an agent's do, ` +
+      `${batchNote()}; fping = \`fping -C\` at the same rate. CPU = the prober ` +
       `process's user+system seconds per 1000 checks, the median of the rounds; "Picket / peer" = the median ` +
       `of the rounds' ratios, "ratio range" their lowest and highest; Picket RSS = the peak resident memory of ` +
       `its prober process (the agent's executor and probers, without NATS).${nodeArgsNote()}`,
@@ -92,6 +93,14 @@ export async function probeBench(): Promise<void> {
       floorRows,
     );
   }
+}
+
+/** How Picket's prober process gets its checks (BENCH_BATCH_MS, read by probe-worker.ts). */
+function batchNote(): string {
+  const ms = Number(process.env.BENCH_BATCH_MS ?? 20);
+  return ms > 0
+    ? `those due within each ${ms} ms window started together at its end (the coordinator's batches, BENCH_BATCH_MS)`
+    : 'each at its own due time (BENCH_BATCH_MS=0, as before batches)';
 }
 
 /** Says which node options Picket's processes ran with, when not Node's defaults. */

@@ -35,6 +35,16 @@ function recordingRawSocket(): { module: RawSocketModule; sent: SentDatagram[]; 
         sent.push({ family, address, icmp: Buffer.from(buffer.subarray(offset, offset + length)) });
         return send(buffer, offset, length, address, beforeSend, afterSend);
       };
+      // The pinger sends through the native handle at once when it can (IcmpPinger.sendAtOnce).
+      const native = socket.wrap;
+      if (native) {
+        const sendNow = native.send.bind(native);
+        native.send = (buffer, offset, length, address, afterSend) => {
+          const result = sendNow(buffer, offset, length, address, afterSend);
+          sent.push({ family, address, icmp: Buffer.from(buffer.subarray(offset, offset + length)) });
+          return result;
+        };
+      }
       sockets.push(socket);
       return socket;
     },
@@ -254,6 +264,30 @@ describe('IcmpPinger matching (stand-in socket)', () => {
     socket.deliver(echoReplyTo(sentA), '127.0.0.2');
     await turns();
     expect(a.result).toEqual({ rttMs: expect.any(Number) });
+    expect(pinger.inFlight).toBe(0);
+    pinger.close();
+  });
+
+  it("with the addon's native send, the pings started in one tick leave in it; a full send buffer queues them", async () => {
+    const fake = new FakeRawSocketModule();
+    fake.native = true;
+    const pinger = new IcmpPinger({ rawSocket: fake });
+    const first = [1, 2, 3, 4].map((n) => track(pinger.ping(`127.0.0.${n}`, 4, patience())));
+    // No turn of the event loop yet: all four are out.
+    expect(fake.sent.map((sent) => sent.address)).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4']);
+    const socket = fake.socket(4);
+    for (const sent of fake.sent) socket.deliver(echoReplyTo(sent), sent.address);
+    await turns();
+    expect(first.map((box) => box.result)).toEqual(Array(4).fill({ rttMs: expect.any(Number) }));
+
+    fake.sendBufferFull = true;
+    const queued = track(pinger.ping('127.0.0.5', 4, patience()));
+    expect(fake.sent).toHaveLength(4);
+    await waitFor(() => fake.sent.length === 5); // through the addon's queue, a turn later
+    expect(socket.sentAtOnce).toBe(4);
+    socket.deliver(echoReplyTo(fake.sent[4]!), '127.0.0.5');
+    await turns();
+    expect(queued.result).toEqual({ rttMs: expect.any(Number) });
     expect(pinger.inFlight).toBe(0);
     pinger.close();
   });

@@ -37,6 +37,14 @@ export interface RawSocket {
     beforeSend: () => void,
     afterSend: (error: Error | null, bytes: number) => void,
   ): unknown;
+  /**
+   * The addon's native handle: `send` is sendto(2) at once, in the caller's tick (it throws on
+   * failure, `Resource temporarily unavailable` when the send buffer is full). Absent: only the
+   * queued `send` above.
+   */
+  readonly wrap?: {
+    send(buffer: Buffer, offset: number, length: number, address: string, afterSend: (bytes: number) => void): unknown;
+  };
   setOption(level: number, option: number, value: number): void;
   setOption(level: number, option: number, value: Buffer, length: number): void;
   pauseRecv(): unknown;
@@ -212,6 +220,7 @@ export class IcmpPinger {
         if (pending.settled) this.release(channel, pending);
         else if (error !== null) this.settle(channel, pending, sendFailure(error));
       };
+      if (this.sendAtOnce(socket, packet, address, pending, afterSend)) return;
       try {
         socket.send(
           packet,
@@ -227,6 +236,40 @@ export class IcmpPinger {
         afterSend(error instanceof Error ? error : new Error(String(error)));
       }
     });
+  }
+
+  /**
+   * Sends the echo request now, in this tick, when the addon allows: the queued `send` costs a
+   * wakeup per datagram (the socket's writable event sends one request each, then another
+   * pauses it), so a batch's pings, started in one tick, also leave in it
+   * (docs/decisions/0034-batched-probe-traffic.md). False when the request must take the queue:
+   * no native handle, or a full send buffer.
+   */
+  private sendAtOnce(
+    socket: RawSocket,
+    packet: Buffer,
+    address: string,
+    pending: Pending,
+    afterSend: (error: Error | null) => void,
+  ): boolean {
+    const native = socket.wrap;
+    if (!native || this.queuedSends(socket) > 0) return false;
+    pending.sentAt = process.hrtime.bigint();
+    try {
+      native.send(packet, 0, packet.length, address, () => undefined);
+    } catch (error) {
+      pending.sentAt = null;
+      if (/temporarily unavailable|EAGAIN|EWOULDBLOCK|No buffer space/i.test(messageOf(error))) return false;
+      afterSend(error instanceof Error ? error : new Error(messageOf(error)));
+      return true;
+    }
+    afterSend(null);
+    return true;
+  }
+
+  /** Requests waiting in the addon's queue: while any does, later ones queue behind it (order kept). */
+  private queuedSends(socket: RawSocket): number {
+    return (socket as { requests?: unknown[] }).requests?.length ?? 0;
   }
 
   /** Closes both sockets; pending pings answer `aborted`, later ones fail at once. */

@@ -20,6 +20,12 @@ export class FakeRawSocketModule implements RawSocketModule {
   readonly sockets: FakeRawSocket[] = [];
   /** Per family, the message createSocket throws (as the addon does, e.g. "Operation not permitted"). */
   failures: Partial<Record<4 | 6, string>> = {};
+  /**
+   * Sockets get the addon's native handle (`wrap.send`: sent at once, in the caller's tick);
+   * `sendBufferFull` makes it throw as a full send buffer does, so requests take the queue.
+   */
+  native = false;
+  sendBufferFull = false;
   /** Called after every datagram is sent; e.g. answer it with `socket.deliver(echoReplyTo(sent))`. */
   onSend: ((sent: SentDatagram, socket: FakeRawSocket) => void) | null = null;
 
@@ -49,11 +55,28 @@ export class FakeRawSocket extends EventEmitter implements RawSocket {
   readonly sent: SentDatagram[] = [];
   private readonly held: [Buffer, string][] = [];
 
+  /** The native handle, when the module says so (FakeRawSocketModule.native). */
+  readonly wrap?: RawSocket['wrap'];
+  /** How many datagrams went through `wrap.send` (at once) rather than the queue. */
+  sentAtOnce = 0;
+
   constructor(
     readonly family: 4 | 6,
     private readonly module: FakeRawSocketModule,
   ) {
     super();
+    if (module.native) {
+      this.wrap = {
+        send: (buffer, offset, length, address, afterSend) => {
+          if (this.module.sendBufferFull) throw new Error('Resource temporarily unavailable');
+          const sent = { family: this.family, address, icmp: Buffer.from(buffer.subarray(offset, offset + length)) };
+          this.sent.push(sent);
+          this.sentAtOnce++;
+          afterSend(length);
+          this.module.onSend?.(sent, this);
+        },
+      };
+    }
   }
 
   /** Like the addon: queued, sent on a later turn of the event loop. */
