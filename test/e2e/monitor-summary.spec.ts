@@ -5,6 +5,7 @@
  * does not grow with the number of monitors.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import BetterSqlite3 from 'better-sqlite3';
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import type { DataSource, QueryRunner } from 'typeorm';
@@ -20,11 +21,17 @@ import { startCoordinator, type RunningCoordinator } from '../support/coordinato
 import { testDatabases, type TestDatabase } from '../support/databases.js';
 import { createMonitor, expectError, expectValidationError } from '../support/monitor-fixtures.js';
 
-/** 2026-03-10 12:20:00 UTC: not on an hour, so the sparkline's slices do not line up with clock hours. */
+/** 2026-03-10 12:20:00 UTC: not on an hour, so the 24 h window starts inside an hour (12:20 the day before). */
 const NOW = Date.UTC(2026, 2, 10, 12, 20, 0);
 const NOW_S = NOW / 1000;
 const HOUR = 3_600;
 const DAY = 86_400;
+/** The start of the sparkline's first hour at NOW: 13:00 the day before. */
+const FIRST_HOUR = hourOf(NOW_S) - 23 * 3_600;
+
+function hourOf(t: number): number {
+  return Math.floor(t / 3_600) * 3_600;
+}
 
 interface Seed {
   region: RegionId;
@@ -70,9 +77,21 @@ const SUMMARY_FIELDS = [
 /** The tables a summary reads; background jobs (the notification outbox's poll) read others. */
 const MONITOR_TABLES = /"(monitors|check_results|check_rollups)"/;
 
-/** Counts the SQL statements on monitors and their history the coordinator runs while `counting` is on. */
+/**
+ * Counts the SQL statements on monitors and their history the coordinator runs while `counting`
+ * is on: TypeORM's, and on SQLite those prepared on its connection directly (AccountFigures).
+ */
 function countStatements(dataSource: DataSource): { counting: boolean; statements: number } {
   const counter = { counting: false, statements: 0 };
+  const driver = dataSource.driver as unknown as { databaseConnection?: { prepare?: (sql: string) => unknown } };
+  const connection = dataSource.options.type === 'better-sqlite3' ? driver.databaseConnection : undefined;
+  if (connection?.prepare) {
+    const prepare = connection.prepare.bind(connection);
+    connection.prepare = (sql: string) => {
+      if (counter.counting && MONITOR_TABLES.test(sql)) counter.statements += 1;
+      return prepare(sql);
+    };
+  }
   const wrapped = new WeakSet<QueryRunner>();
   const create = dataSource.createQueryRunner.bind(dataSource);
   dataSource.createQueryRunner = (...args: Parameters<DataSource['createQueryRunner']>) => {
@@ -172,19 +191,8 @@ describe.each(testDatabases())('monitor summary API on $name', (kind) => {
     return res.body.data;
   };
 
-  it('lists every monitor of the account, once, with the documented fields and no more', async () => {
-    const data = await summary();
-    expect(Object.keys(data).sort()).toEqual(['counts', 'generated_at', 'monitors', 'sparkline_from']);
-    expect(data.generated_at).toBe(NOW_S);
-    expect(data.sparkline_from).toBe(NOW_S - DAY);
-    const ids = data.monitors.map((m: any) => m.id);
-    expect(ids).toEqual([main, paused, maintained, fresh, heartbeat].sort());
-    expect(ids).not.toContain(otherAccountMonitor);
-    for (const monitor of data.monitors) expect(Object.keys(monitor).sort()).toEqual(SUMMARY_FIELDS);
-  });
-
-  it('says of each monitor what GET /api/monitors/{id} and its /stats say', async () => {
-    const data = await summary();
+  /** Every row says what the monitor's own routes say, its uptimes what its /stats say. */
+  const expectEqualToMonitorRoutes = async (data: any) => {
     for (const row of data.monitors) {
       const monitor = (await a.get(`/api/monitors/${row.id}`)).body.data;
       const day = (await a.get(`/api/monitors/${row.id}/stats?period=24h`)).body.data;
@@ -203,6 +211,39 @@ describe.each(testDatabases())('monitor summary API on $name', (kind) => {
         uptime_30d: month.overall.uptime_percent,
       });
     }
+  };
+
+  /** Every row's sparkline is the means of its up results per hour from sparkline_from, worked out from its checks. */
+  const expectSparklinesFromChecks = async (data: any) => {
+    for (const row of data.monitors) {
+      const checks = (await a.get(`/api/monitors/${row.id}/checks?per_page=100`)).body.data.checks as any[];
+      const expected = Array.from({ length: 24 }, (_, i) => {
+        const times = checks
+          .filter((k) => k.status === 'up' && k.response_time_ms !== null && !k.in_maintenance)
+          .filter((k) => k.checked_at >= data.sparkline_from && k.checked_at <= data.generated_at)
+          .filter((k) => Math.floor((k.checked_at - data.sparkline_from) / HOUR) === i)
+          .map((k) => k.response_time_ms as number);
+        return times.length === 0 ? null : Math.round(times.reduce((s, t) => s + t, 0) / times.length);
+      });
+      expect(row.response_ms).toEqual(expected);
+    }
+  };
+
+  it('lists every monitor of the account, once, with the documented fields and no more', async () => {
+    const data = await summary();
+    expect(Object.keys(data).sort()).toEqual(['counts', 'generated_at', 'monitors', 'sparkline_from']);
+    expect(data.generated_at).toBe(NOW_S);
+    // The sparkline's first hour: the UTC hour 23 hours before the current one (12:00 now → 13:00 the day before).
+    expect(data.sparkline_from).toBe(FIRST_HOUR);
+    const ids = data.monitors.map((m: any) => m.id);
+    expect(ids).toEqual([main, paused, maintained, fresh, heartbeat].sort());
+    expect(ids).not.toContain(otherAccountMonitor);
+    for (const monitor of data.monitors) expect(Object.keys(monitor).sort()).toEqual(SUMMARY_FIELDS);
+  });
+
+  it('says of each monitor what GET /api/monitors/{id} and its /stats say', async () => {
+    const data = await summary();
+    await expectEqualToMonitorRoutes(data);
     // The figures are not all null: the main monitor's history was worked out by hand.
     const mainRow = data.monitors.find((m: any) => m.id === main);
     // 24 h: up 100, 301, 200, 1000, 777 (exactly 86400 s ago: the window includes it); down 50, null.
@@ -211,25 +252,15 @@ describe.each(testDatabases())('monitor summary API on $name', (kind) => {
     expect(mainRow.uptime_30d).toBe(Math.round((7 / 10) * 100 * 10_000) / 10_000);
   });
 
-  it('draws the sparkline from the raw results of each hour: means of up results, maintenance left out', async () => {
+  it('draws the sparkline from the raw results of each UTC hour: means of up results, maintenance left out', async () => {
     const data = await summary();
-    for (const row of data.monitors) {
-      const checks = (await a.get(`/api/monitors/${row.id}/checks?per_page=100`)).body.data.checks as any[];
-      const expected = Array.from({ length: 24 }, (_, i) => {
-        const times = checks
-          .filter((k) => k.status === 'up' && k.response_time_ms !== null && !k.in_maintenance)
-          .filter((k) => k.checked_at >= NOW_S - DAY && k.checked_at <= NOW_S)
-          .filter((k) => Math.min(23, Math.floor((k.checked_at - (NOW_S - DAY)) / HOUR)) === i)
-          .map((k) => k.response_time_ms as number);
-        return times.length === 0 ? null : Math.round(times.reduce((s, t) => s + t, 0) / times.length);
-      });
-      expect(row.response_ms).toEqual(expected);
-    }
+    await expectSparklinesFromChecks(data);
     const mainRow = data.monitors.find((m: any) => m.id === main);
-    // The newest slice holds 100 and 301 (the down result's time does not count).
+    // The current hour (12:00–12:20) holds 100 and 301 (the down result's time does not count).
     expect(mainRow.response_ms[23]).toBe(201);
-    expect(mainRow.response_ms[0]).toBe(777);
-    expect(mainRow.response_ms.filter((v: number | null) => v !== null)).toHaveLength(4);
+    // 777, taken exactly 24 h ago, counts for the uptime but is before the sparkline's first hour.
+    expect(mainRow.response_ms[0]).toBeNull();
+    expect(mainRow.response_ms.filter((v: number | null) => v !== null)).toEqual([1_000, 200, 201]);
     const maintainedRow = data.monitors.find((m: any) => m.id === maintained);
     expect(maintainedRow.response_ms.every((v: number | null) => v === null)).toBe(true);
   });
@@ -295,15 +326,65 @@ describe.each(testDatabases())('monitor summary API on $name', (kind) => {
       }
       return counter.statements;
     };
-    const withFive = await measure();
+    // A late result (of another account) voids what SQLite's reader keeps: the next summary reads all.
+    const cold = async () => {
+      writer.add(probeResult(otherAccountMonitor, 'us-east-1', 'up', 1), NOW_S - HOUR);
+      await writer.flush();
+      return measure();
+    };
+    const fiveCold = await cold();
+    const fiveWarm = await measure();
     const extra: string[] = [];
     for (let i = 0; i < 20; i++) extra.push((await createMonitor(a, { name: `Extra ${i}` })).id);
     for (const id of extra) writer.add(probeResult(id, 'us-east-1', 'up', 10), NOW_S - HOUR);
     await writer.flush();
-    const withTwentyFive = await measure();
+    const twentyFiveCold = await cold();
+    const twentyFiveWarm = await measure();
     expect((await summary()).monitors).toHaveLength(25);
-    expect(withFive).toBe(3);
-    expect(withTwentyFive).toBe(withFive);
+    // PostgreSQL: monitors, results grouped, roll-ups grouped. SQLite: monitors; then sealed hours,
+    // the first hour, sealed days (only when not kept), the hours and days not sealed yet.
+    expect({ fiveCold, fiveWarm }).toEqual(
+      kind.name === 'sqlite' ? { fiveCold: 6, fiveWarm: 3 } : { fiveCold: 3, fiveWarm: 3 },
+    );
+    expect({ twentyFiveCold, twentyFiveWarm }).toEqual({ twentyFiveCold: fiveCold, twentyFiveWarm: fiveWarm });
+  });
+
+  it('stays equal to /stats and the checks as hours seal, results come late or from elsewhere, and time passes', async () => {
+    const nowS = () => Math.floor(clock.now() / 1000);
+    const check = async () => {
+      const data = await summary();
+      expect(data.generated_at).toBe(nowS());
+      await expectEqualToMonitorRoutes(data);
+      await expectSparklinesFromChecks(data);
+      return data.monitors.find((m: any) => m.id === main).uptime_24h as number;
+    };
+    const before = await check();
+    // 12:50: a result on time, in the hour not sealed yet.
+    clock.advance(30 * 60_000);
+    writer.add(probeResult(main, 'eu-west-1', 'up', 333));
+    await writer.flush();
+    await check();
+    // Stored now, taken 5 hours ago: in an hour sealed long since.
+    writer.add(probeResult(main, 'us-east-1', 'down', null), nowS() - 5 * HOUR);
+    await writer.flush();
+    const afterLate = await check();
+    expect(afterLate).toBeLessThan(before);
+    if (kind.name === 'sqlite') {
+      // Another process on the same file deletes a result of a sealed hour (13 h ago: the 1000 ms one).
+      const other = new BetterSqlite3(db.url.slice('sqlite:'.length));
+      try {
+        const deleted = other
+          .prepare(`DELETE FROM "check_results" WHERE "monitor_id" = ? AND "response_time_ms" = 1000`)
+          .run(main);
+        expect(deleted.changes).toBe(1);
+      } finally {
+        other.close();
+      }
+      expect(await check()).toBeLessThan(afterLate);
+    }
+    // 14:55: the window's first hour, the sealed hours and the sparkline's hours all move on.
+    clock.advance(2 * HOUR * 1000 + 5 * 60_000);
+    await check();
   });
 
   it('turns a monitor unseen for 3 intervals unknown, as the monitor route does', async () => {

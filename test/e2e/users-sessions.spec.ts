@@ -629,6 +629,26 @@ describe.each(testDatabases())('dashboard users and sessions on $name', (kind) =
     expect((await as(admin, 'GET', '/api/me')).body.data.user.role).toBe('admin');
   }, 180_000);
 
+  it("the overview's page has the browser start reading the monitor summary at once, for a valid session only", async () => {
+    const preload = '<link rel="preload" href="/api/monitor_summary" as="fetch" crossorigin="anonymous">';
+    const session = await signIn(c.baseUrl, 'ada@example.com', PASSWORD);
+    for (const path of ['/', '/monitors']) {
+      const page = await as(session, 'GET', path);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`${preload}</head>`);
+      expect(page.headers.get('vary')).toBe('Cookie');
+    }
+    // Other pages, no session, a session that is not one, a session ended: nothing preloaded
+    // (a refused answer held by the browser would be given to the app's first read after sign-in).
+    expect((await as(session, 'GET', '/contacts')).text).not.toContain('rel="preload"');
+    expect((await send('GET', '/')).text).not.toContain('rel="preload"');
+    const forged = await send('GET', '/', { headers: { cookie: `picket_session=${'x'.repeat(43)}` } });
+    expect(forged.status).toBe(200);
+    expect(forged.text).not.toContain('rel="preload"');
+    expect((await as(session, 'POST', '/auth/logout')).status).toBe(204);
+    expect((await as(session, 'GET', '/monitors')).text).not.toContain('rel="preload"');
+  });
+
   it('no answer ever carried a password hash, a session token hash or a contact secret', async () => {
     const secret = 'tok_this_is_secret';
     const contact = await as(admin, 'POST', '/api/contacts', {

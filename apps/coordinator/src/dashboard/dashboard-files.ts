@@ -90,14 +90,21 @@ export class DashboardFiles {
 
   constructor(@Inject(DASHBOARD_DIR) private readonly dir: string) {}
 
-  async sendIndex(reply: FastifyReply): Promise<void> {
-    void reply.headers(DASHBOARD_HEADERS).header('cache-control', 'no-cache');
-    const html = await readFile(join(this.dir, 'index.html')).catch(() => null);
+  /**
+   * index.html; `preloads` are same-origin API paths the browser is told to fetch at once
+   * (`<link rel="preload" as="fetch">`, which the app's own request of the path then takes).
+   */
+  async sendIndex(reply: FastifyReply, preloads: readonly string[] = []): Promise<void> {
+    void reply.headers(DASHBOARD_HEADERS).header('cache-control', 'no-cache').header('vary', 'Cookie');
+    const html = await readFile(join(this.dir, 'index.html'), 'utf8').catch(() => null);
     if (html === null) {
       void reply.status(503).type('text/html; charset=utf-8').send(NOT_BUILT);
       return;
     }
-    void reply.type('text/html; charset=utf-8').send(html);
+    const links = preloads.map((path) => `<link rel="preload" href="${path}" as="fetch" crossorigin="anonymous">`);
+    void reply
+      .type('text/html; charset=utf-8')
+      .send(links.length === 0 ? html : html.replace('</head>', `${links.join('')}</head>`));
   }
 
   async sendAsset(name: string, acceptEncoding: string | undefined, reply: FastifyReply): Promise<void> {

@@ -4,6 +4,7 @@ import { Field, text } from '#validation';
 import { Public } from '../auth/auth.guard.js';
 import { ApiOperation, type PathParameter } from '../openapi/api-operation.js';
 import { ASSET_TYPES, DashboardFiles } from './dashboard-files.js';
+import { OverviewPreload } from './overview-preload.js';
 
 /**
  * The dashboard's own addresses (client routes): each answers index.html, and the app picks
@@ -56,7 +57,10 @@ const NOT_BUILT = {
 /** The web dashboard (docs/decisions/0023-dashboard.md): its hashed assets and its client routes. */
 @Controller()
 export class DashboardController {
-  constructor(private readonly files: DashboardFiles) {}
+  constructor(
+    private readonly files: DashboardFiles,
+    private readonly preload: OverviewPreload,
+  ) {}
 
   @Get('assets/:file')
   @Public()
@@ -93,8 +97,10 @@ export class DashboardController {
 const proto = DashboardController.prototype as unknown as Record<string, unknown>;
 for (const route of CLIENT_ROUTES) {
   const name = `page_${route.path.replace(/[^a-z]+/g, '_')}`;
+  const overview = route.path === 'monitors';
   const handler = async function (this: DashboardController, reply: FastifyReply): Promise<void> {
-    await (this as unknown as { files: DashboardFiles }).files.sendIndex(reply);
+    const { files, preload } = this as unknown as { files: DashboardFiles; preload: OverviewPreload };
+    await files.sendIndex(reply, overview ? await preload.forCookie(reply.request.headers.cookie) : []);
   };
   // Nest and the query check find a handler's metadata by its function name.
   Object.defineProperty(handler, 'name', { value: name });

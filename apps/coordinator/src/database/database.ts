@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { Mutex } from '#runtime';
 import { SQLITE_UNICODE_LOWER, type Dialect } from './data-source.js';
@@ -60,6 +61,16 @@ export class Database {
     } finally {
       await runner.release();
     }
+  }
+
+  /**
+   * SQLite only: better-sqlite3's own connection (the one TypeORM uses), for reads that stream
+   * many rows instead of building an object per row (docs/decisions/0031-monitor-summary.md).
+   * Its calls run synchronously, like TypeORM's on this driver.
+   */
+  sqliteConnection(): BetterSqlite3.Database {
+    if (this.dialect !== 'sqlite') throw new Error('sqliteConnection() on a PostgreSQL database');
+    return (this.dataSource.driver as unknown as { databaseConnection: BetterSqlite3.Database }).databaseConnection;
   }
 
   /** A boolean as a query parameter (SQLite binds integers). */

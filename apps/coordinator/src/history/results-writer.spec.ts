@@ -4,7 +4,7 @@ import { ManualClock } from '#runtime';
 import { probeResult } from '../../../../test/support/check-results.js';
 import { loadCoordinatorConfig } from '../config.js';
 import type { CheckResultsRepository, NewCheckResult } from './check-results.repository.js';
-import { RESULTS_BATCH_SIZE, RESULTS_FLUSH_INTERVAL_MS, ResultsWriter } from './results-writer.js';
+import { LATE_AFTER_SECONDS, RESULTS_BATCH_SIZE, RESULTS_FLUSH_INTERVAL_MS, ResultsWriter } from './results-writer.js';
 import { dayOf, SECONDS_PER_DAY } from './stats.js';
 
 const MONITOR = 'b'.repeat(24);
@@ -167,5 +167,24 @@ describe('ResultsWriter', () => {
     add(1);
     await settle();
     expect(repository.stored).toBe(3);
+  });
+
+  it('counts a stored batch holding a result taken more than LATE_AFTER_SECONDS before it was stored as late', async () => {
+    const nowS = NOW / 1000;
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 5), nowS - LATE_AFTER_SECONDS);
+    await writer.flush();
+    expect(writer.lateWrites).toBe(0);
+    // Held through an outage: stored later than it was taken, counted once it is stored.
+    repository.failures.push(outage());
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 5));
+    await expect(writer.flush()).rejects.toThrow('ECONNREFUSED');
+    clock.advance((LATE_AFTER_SECONDS + 1) * 1000);
+    expect(writer.lateWrites).toBe(0);
+    await writer.flush();
+    expect(writer.lateWrites).toBe(1);
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 5), nowS - 3600);
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 5), nowS - 7200);
+    await writer.flush();
+    expect(writer.lateWrites).toBe(2);
   });
 });

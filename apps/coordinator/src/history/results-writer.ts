@@ -11,6 +11,13 @@ export const RESULTS_BATCH_SIZE = 500;
 /** … or this long after the first of them arrived, whichever comes first. */
 export const RESULTS_FLUSH_INTERVAL_MS = 1_000;
 
+/**
+ * A result stored more than this long after it was taken (checked_at) is late: held through a
+ * database outage, or given an old checked_at. Readers that keep sealed past figures (the monitor
+ * summary, docs/decisions/0031-monitor-summary.md) start over when lateWrites changes.
+ */
+export const LATE_AFTER_SECONDS = 60;
+
 /** Only the known timing fields are stored, in a fixed order. */
 function storedTimings(timings: ProbeTimings): ProbeTimings {
   const stored: ProbeTimings = { total_ms: timings.total_ms };
@@ -48,6 +55,7 @@ export class ResultsWriter implements BeforeApplicationShutdown {
   private failing = false;
   private readonly dropListeners: ((count: number) => void)[] = [];
   private droppedInOutage = 0;
+  private late = 0;
 
   constructor(
     private readonly results: CheckResultsRepository,
@@ -66,6 +74,11 @@ export class ResultsWriter implements BeforeApplicationShutdown {
   /** Whether writing fails for now (the database is unreachable): what is pending is held, not just batched. */
   get outage(): boolean {
     return this.failing;
+  }
+
+  /** How many batches stored a late result so far (LATE_AFTER_SECONDS); counted once they are committed. */
+  get lateWrites(): number {
+    return this.late;
   }
 
   /** Results waiting to be written. */
@@ -145,6 +158,7 @@ export class ResultsWriter implements BeforeApplicationShutdown {
     const rollupFromDay = dayOf(keepFrom - 1) + 1;
     try {
       await this.results.writeBatch(fresh, rollupFromDay);
+      this.countLate(fresh);
       this.recovered();
       return;
     } catch (error) {
@@ -166,7 +180,13 @@ export class ResultsWriter implements BeforeApplicationShutdown {
         this.logger.error(`dropped check result ${row.checkId}: ${String(error)}`);
       }
     }
+    this.countLate(fresh);
     this.recovered();
+  }
+
+  private countLate(stored: readonly NewCheckResult[]): void {
+    const lateBefore = Math.floor(this.clock.now() / 1000) - LATE_AFTER_SECONDS;
+    if (stored.some((row) => row.checkedAt < lateBefore)) this.late++;
   }
 
   /** Back to the front of the buffer, in their order, for the next attempt. */

@@ -2,7 +2,7 @@
  * The arithmetic of check statistics, free of storage: periods, nearest-rank percentiles,
  * combining per-day roll-ups, and the figures the API answers with.
  */
-import type { ResultRegion } from '#contracts';
+import { isDecided, type CheckStatus, type ResultRegion } from '#contracts';
 import { histogramFromText, histogramP95, histogramToText, mergeHistograms, type Histogram } from './histogram.js';
 
 export const SECONDS_PER_DAY = 86_400;
@@ -176,4 +176,19 @@ export function regionOrder(
   const listed = new Set<ResultRegion>(monitorRegions);
   const others = [...new Set(withResults)].filter((region) => !listed.has(region)).sort();
   return [...monitorRegions, ...others];
+}
+
+/**
+ * Counts one raw result into `figures` by the rule the SQL aggregates follow (every result a
+ * check; DOWN a failure; UNKNOWN and BLOCKED unknowns; UP response times summed): for readers
+ * that stream rows instead of grouping in the database.
+ */
+export function countResult(figures: Figures, status: CheckStatus, responseTimeMs: number | null): void {
+  figures.checks++;
+  if (status === 'down') figures.failures++;
+  else if (!isDecided(status)) figures.unknowns++;
+  else if (responseTimeMs !== null) {
+    figures.sumResponseMs += responseTimeMs;
+    figures.countResponse++;
+  }
 }

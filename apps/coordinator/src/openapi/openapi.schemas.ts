@@ -81,12 +81,11 @@ import type { UserJson } from '../users/users.service.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import {
   SHOWN_STATUSES,
-  SPARKLINE_BUCKET_SECONDS,
-  SPARKLINE_BUCKETS,
   type MonitorSummaryJson,
   type MonitorSummaryPageJson,
   type SummaryCounts,
 } from '../summary/monitor-summary.js';
+import { SPARKLINE_HOURS } from '../summary/summary-window.js';
 import {
   OVERALL_TEXT,
   type PublicDay,
@@ -636,11 +635,11 @@ const monitorSummaryFields = {
   response_ms: {
     type: 'array',
     items: nullable({ type: 'integer', minimum: 0 }),
-    minItems: SPARKLINE_BUCKETS,
-    maxItems: SPARKLINE_BUCKETS,
+    minItems: SPARKLINE_HOURS,
+    maxItems: SPARKLINE_HOURS,
     description:
-      `Mean response time (ms) of the up results of each ${SPARKLINE_BUCKET_SECONDS}-second slice of the last 24 h, ` +
-      'oldest first (slice i starts at sparkline_from + i × 3600); null for a slice without one. Maintenance results excluded.',
+      `Mean response time (ms) of the up results of each UTC hour, the current one and the ${SPARKLINE_HOURS - 1} before it, ` +
+      'oldest first (hour i starts at sparkline_from + i × 3600); null for an hour without one. Maintenance results excluded.',
   },
 } satisfies FieldsOf<MonitorSummaryJson>;
 
@@ -656,7 +655,10 @@ const summaryCountsFields = {
 
 const monitorSummaryPageFields = {
   generated_at: { ...timestamp, description: 'Now: the end of both uptime windows and of the sparkline.' },
-  sparkline_from: { ...timestamp, description: 'generated_at − 86400: the start of the first sparkline slice.' },
+  sparkline_from: {
+    ...timestamp,
+    description: "The start of the sparkline's first hour: the UTC hour 23 hours before the one generated_at falls in.",
+  },
   counts: object(summaryCountsFields, undefined, { description: 'Each monitor counted once, by `status`.' }),
   monitors: { type: 'array', items: ref('MonitorSummary'), description: 'Every monitor of the account, in id order.' },
 } satisfies FieldsOf<MonitorSummaryPageJson>;

@@ -2,6 +2,7 @@ import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/auth.guard.js';
 import { DashboardFiles } from '../dashboard/dashboard-files.js';
+import { OverviewPreload } from '../dashboard/overview-preload.js';
 import { acceptsGzip } from '../http/gzip.js';
 import { ApiOperation, errorEnvelope, type Schema } from '../openapi/api-operation.js';
 import { ClientAddress } from '../rate-limit/client-address.js';
@@ -131,6 +132,7 @@ export class PublicPagesController {
   constructor(
     private readonly pages: PublicPagesService,
     private readonly dashboard: DashboardFiles,
+    private readonly preload: OverviewPreload,
   ) {}
 
   @Get('status/:page')
@@ -161,7 +163,9 @@ export class PublicPagesController {
   ): Promise<void> {
     const answer = await this.pages.byHost(host, authorization, address);
     // Not a page's custom domain: `/` is the dashboard's.
-    if (answer.kind === 'missing') return this.dashboard.sendIndex(reply);
+    if (answer.kind === 'missing') {
+      return this.dashboard.sendIndex(reply, await this.preload.forCookie(reply.request.headers.cookie));
+    }
     send(reply, answer, false, { authorization, acceptEncoding });
   }
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { HistoryModule } from '../history/history.module.js';
 import { MaintenanceModule } from '../maintenance/maintenance.module.js';
 import { MonitorsModule } from '../monitors/monitors.module.js';
+import { AccountFigures } from './account-figures.js';
 import { MonitorSummaryController } from './monitor-summary.controller.js';
 import { MonitorSummaryService } from './monitor-summary.service.js';
 
@@ -9,6 +10,6 @@ import { MonitorSummaryService } from './monitor-summary.service.js';
 @Module({
   imports: [MonitorsModule, HistoryModule, MaintenanceModule],
   controllers: [MonitorSummaryController],
-  providers: [MonitorSummaryService],
+  providers: [MonitorSummaryService, AccountFigures],
 })
 export class MonitorSummaryModule {}

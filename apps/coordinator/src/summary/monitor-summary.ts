@@ -2,14 +2,11 @@
  * The account-wide monitor summary the dashboard's overview is drawn from
  * (docs/decisions/0031-monitor-summary.md): pure assembly of what three grouped queries read.
  */
-import { isProbedType, type MonitorType, type ProbedSettings } from '#contracts';
-import { combine, SECONDS_PER_DAY, uptimePercent, type Figures } from '../history/stats.js';
-import type { MonitorEntity } from '../monitors/monitor.entity.js';
+import type { MonitorType } from '#contracts';
+import { NO_FIGURES, uptimePercent, type Figures } from '../history/stats.js';
 import { effectiveStatus, type EffectiveStatus } from '../monitors/monitor-status.js';
-
-/** The sparkline: mean response times of this many slices of the last 24 hours, oldest first. */
-export const SPARKLINE_BUCKETS = 24;
-export const SPARKLINE_BUCKET_SECONDS = SECONDS_PER_DAY / SPARKLINE_BUCKETS;
+import type { SummaryMonitor } from '../monitors/monitors.repository.js';
+import { HOUR_SECONDS, SPARKLINE_HOURS, type SummaryWindow } from './summary-window.js';
 
 /** What a monitor shows as: paused outranks maintenance, which outranks what the checks find (as on public pages). */
 export type ShownStatus = EffectiveStatus | 'paused' | 'maintenance';
@@ -42,7 +39,7 @@ export interface MonitorSummaryJson {
   uptime_24h: number | null;
   /** Equal to GET /api/monitors/{id}/stats?period=30d's overall uptime_percent. */
   uptime_30d: number | null;
-  /** Mean response time (whole ms) of the up results of each hour of the last 24, oldest first; null for an hour without any. */
+  /** Mean response time (whole ms) of the up results of each UTC hour, the current one and the 23 before it, oldest first; null for an hour without any. */
   response_ms: (number | null)[];
 }
 
@@ -51,20 +48,20 @@ export type SummaryCounts = Record<ShownStatus | 'total', number>;
 export interface MonitorSummaryPageJson {
   /** Now (Unix s): the end of both windows. */
   generated_at: number;
-  /** Start of the sparkline's first hour (generated_at − 86400); hour i covers [from + 3600 i, from + 3600 (i + 1)). */
+  /** Start of the sparkline's first UTC hour (23 hours before the current one's); hour i covers [from + 3600 i, from + 3600 (i + 1)). */
   sparkline_from: number;
   counts: SummaryCounts;
   monitors: MonitorSummaryJson[];
 }
 
 export interface SummaryInput {
-  monitors: readonly MonitorEntity[];
-  /** The raw results of the last 24 h per monitor and hour (history: accountBuckets). */
-  hours: readonly (Figures & { monitorId: string; bucket: number })[];
-  /** The roll-ups of the 30 UTC days ending today, summed per monitor (history: accountRollupTotals). */
-  days: readonly (Figures & { monitorId: string })[];
-  inMaintenance: (monitor: MonitorEntity) => boolean;
-  now: number;
+  monitors: readonly SummaryMonitor[];
+  /** Per monitor, the slices of the window (AccountFigures: 0 the first, partial hour, 1–24 the sparkline's); absent without results. */
+  slices: ReadonlyMap<string, readonly (Figures | undefined)[]>;
+  /** Per monitor, the roll-ups of the 30 UTC days ending today summed (AccountFigures). */
+  month: ReadonlyMap<string, Figures>;
+  inMaintenance: (monitor: SummaryMonitor) => boolean;
+  window: SummaryWindow;
 }
 
 export function shownStatusOf(active: boolean, inMaintenance: boolean, status: EffectiveStatus): ShownStatus {
@@ -76,14 +73,20 @@ function meanOf(figures: Figures | undefined): number | null {
   return figures && figures.countResponse > 0 ? Math.round(figures.sumResponseMs / figures.countResponse) : null;
 }
 
-export function buildSummary({ monitors, hours, days, inMaintenance, now }: SummaryInput): MonitorSummaryPageJson {
-  const hoursOf = new Map<string, (Figures | undefined)[]>();
-  for (const { monitorId, bucket, ...figures } of hours) {
-    const list = hoursOf.get(monitorId) ?? new Array<Figures | undefined>(SPARKLINE_BUCKETS).fill(undefined);
-    list[bucket] = figures;
-    hoursOf.set(monitorId, list);
+/** The counts of several slices added up (uptime needs no more: no p95 here). */
+function countsOf(slices: readonly (Figures | undefined)[]): Figures {
+  const total = { ...NO_FIGURES };
+  for (const slice of slices) {
+    if (!slice) continue;
+    total.checks += slice.checks;
+    total.failures += slice.failures;
+    total.unknowns += slice.unknowns;
   }
-  const daysOf = new Map(days.map(({ monitorId, ...figures }) => [monitorId, figures]));
+  return total;
+}
+
+export function buildSummary({ monitors, slices, month, inMaintenance, window }: SummaryInput): MonitorSummaryPageJson {
+  const { now } = window;
   const counts: SummaryCounts = { total: 0, up: 0, down: 0, unknown: 0, pending: 0, paused: 0, maintenance: 0 };
   const rows = monitors.map((monitor): MonitorSummaryJson => {
     const lastStatus = effectiveStatus(monitor, now);
@@ -91,13 +94,13 @@ export function buildSummary({ monitors, hours, days, inMaintenance, now }: Summ
     const status = shownStatusOf(monitor.active, covered, lastStatus);
     counts.total += 1;
     counts[status] += 1;
-    const perHour = hoursOf.get(monitor.id) ?? [];
-    const month = daysOf.get(monitor.id);
+    const perSlice = slices.get(monitor.id) ?? [];
+    const days = month.get(monitor.id);
     return {
       id: monitor.id,
       name: monitor.name,
       type: monitor.monitorType,
-      target: isProbedType(monitor.monitorType) ? (monitor.settings as ProbedSettings).url : null,
+      target: monitor.target,
       active: monitor.active,
       last_status: lastStatus,
       in_maintenance: covered,
@@ -105,10 +108,10 @@ export function buildSummary({ monitors, hours, days, inMaintenance, now }: Summ
       last_status_change: monitor.lastStatusChange,
       last_checked_at: monitor.lastCheckedAt,
       created_at: monitor.createdAt,
-      uptime_24h: uptimePercent(combine(perHour.filter((f): f is Figures => f !== undefined))),
-      uptime_30d: month ? uptimePercent(month) : null,
-      response_ms: Array.from({ length: SPARKLINE_BUCKETS }, (_, i) => meanOf(perHour[i])),
+      uptime_24h: uptimePercent(countsOf(perSlice)),
+      uptime_30d: days ? uptimePercent(days) : null,
+      response_ms: Array.from({ length: SPARKLINE_HOURS }, (_, i) => meanOf(perSlice[i + 1])),
     };
   });
-  return { generated_at: now, sparkline_from: now - SECONDS_PER_DAY, counts, monitors: rows };
+  return { generated_at: now, sparkline_from: window.origin + HOUR_SECONDS, counts, monitors: rows };
 }
