@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { QueryClient } from '@tanstack/react-query';
-import { applyStatusEvent, onStatusEvent, parseStatusEvent, rememberEvent, withEventsSince } from './live.ts';
+import { QueryClient, QueryObserver } from '@tanstack/react-query';
+import {
+  applyStatusEvent,
+  onStatusEvent,
+  onStreamReady,
+  parseStatusEvent,
+  rememberEvent,
+  withEventsSince,
+} from './live.ts';
 import type { Monitor, MonitorSummary, MonitorSummaryPage } from './monitors.ts';
 
 const base = (id: string, status: Monitor['last_status'], change: number): Monitor => ({
@@ -111,5 +118,59 @@ describe('live status events', () => {
       ['down', 'maintenance', 30],
     ]);
     client.clear();
+  });
+});
+
+describe('onStreamReady', () => {
+  const key = ['monitors', 'summary'];
+  /** A summary query with an observer (as the overview's), whose reads are counted and finish when told. */
+  function watched(client: QueryClient) {
+    const reads: (() => void)[] = [];
+    const observer = new QueryObserver(client, {
+      queryKey: key,
+      queryFn: () => new Promise<number>((resolve) => reads.push(() => resolve(reads.length))),
+    });
+    const stop = observer.subscribe(() => undefined);
+    return { reads, stop };
+  }
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('reads nothing when no summary was asked for (it will be asked after the stream is ready)', async () => {
+    const client = new QueryClient();
+    await onStreamReady(client);
+    expect(client.getQueryState(key)).toBeUndefined();
+  });
+
+  it('reads the summary again when it was read before the stream was ready', async () => {
+    const client = new QueryClient();
+    const { reads, stop } = watched(client);
+    await settle();
+    reads[0]!();
+    await settle();
+    expect(client.getQueryData(key)).toBe(1);
+    const ready = onStreamReady(client);
+    await settle();
+    expect(reads).toHaveLength(2);
+    reads[1]!();
+    await ready;
+    expect(client.getQueryData(key)).toBe(2);
+    stop();
+  });
+
+  it('waits for a read under way (the preload), then reads again', async () => {
+    const client = new QueryClient();
+    const { reads, stop } = watched(client);
+    await settle();
+    const ready = onStreamReady(client);
+    await settle();
+    // Not cancelled, not doubled: the read under way goes on alone.
+    expect(reads).toHaveLength(1);
+    reads[0]!();
+    await settle();
+    expect(reads).toHaveLength(2);
+    reads[1]!();
+    await ready;
+    expect(client.getQueryData(key)).toBe(2);
+    stop();
   });
 });

@@ -94,12 +94,27 @@ export function onStatusEvent(client: QueryClient, event: StatusEvent, later = s
   later(() => void client.invalidateQueries(views), RESULTS_SETTLE_MS);
 }
 
+/**
+ * A stream is ready (the first time, or again after a drop): a change made before that moment
+ * is never sent (the server keeps no history, docs/decisions/0028-live-status.md), so a summary
+ * asked for before it may lack one; it is read again once its answer has come.
+ */
+export async function onStreamReady(client: QueryClient): Promise<void> {
+  const key = ['monitors', 'summary'];
+  const state = client.getQueryState(key);
+  if (!state) return;
+  // The answer under way (the page's preload, often) first: it is what may lack a change.
+  if (state.fetchStatus === 'fetching') await client.refetchQueries({ queryKey: key }, { cancelRefetch: false });
+  await client.invalidateQueries({ queryKey: key });
+}
+
 /** Keeps an event stream open while signed in; the browser reconnects by itself after a drop. */
 export function useLiveStatus(): void {
   const client = useQueryClient();
   useEffect(() => {
     if (typeof EventSource === 'undefined') return;
     const source = new EventSource('/api/events');
+    source.addEventListener('ready', () => void onStreamReady(client));
     source.addEventListener('status', (message: MessageEvent<string>) => {
       const event = parseStatusEvent(message.data);
       if (event) onStatusEvent(client, event);

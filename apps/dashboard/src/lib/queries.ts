@@ -22,6 +22,17 @@ export const useAccount = () =>
     refetchInterval: 30_000,
   });
 
+/** The summary's URL as the server's index.html preloads it for a signed-in session. */
+const SUMMARY_PRELOAD = 'link[rel="preload"][href="/api/monitor_summary"]';
+let preloadUnused = typeof document !== 'undefined' && document.querySelector(SUMMARY_PRELOAD) !== null;
+
+/** Whether this is the first read of the summary on a page that preloaded it (true once). */
+function takePreload(): boolean {
+  const unused = preloadUnused;
+  preloadUnused = false;
+  return unused;
+}
+
 /**
  * Every monitor of the account with its status, uptime and sparkline: one request
  * (GET /api/monitor_summary, docs/decisions/0031-monitor-summary.md), read again every minute;
@@ -31,7 +42,9 @@ export const useMonitorSummary = () =>
   useQuery({
     queryKey: ['monitors', 'summary'],
     queryFn: async () => {
-      const sentAt = Date.now();
+      // The first read of a page whose index.html preloads the summary is given that answer, whose
+      // request left when the page started: events since then apply to it.
+      const sentAt = takePreload() ? performance.timeOrigin : Date.now();
       return withEventsSince((await api.get<{ data: MonitorSummaryPage }>('/api/monitor_summary')).data, sentAt);
     },
     refetchInterval: 60_000,
