@@ -1108,7 +1108,7 @@ describe('dashboard', () => {
           await expect(page.locator('.list-summary').textContent()).resolves.toMatch(/^1 of \d+ monitors shown$/);
           await page.screenshot({ path: `${ARTIFACTS}overview-summary-${view}.png` });
           // The page's preload (its answer given to the app's first read), and at most one read
-          // again once the event stream was ready (live.ts: onStreamReady); never one per monitor.
+          // again when the event stream, once ready, knew a newer change (live.ts: onStreamReady).
           const summaries = asked.filter((path) => path === '/api/monitor_summary').length;
           expect(summaries === 1 || summaries === 2).toBe(true);
           expect(asked.filter((path) => path.startsWith('/api/monitors'))).toEqual([]);

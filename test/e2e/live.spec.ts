@@ -97,7 +97,8 @@ describe('live status stream', () => {
     expect(s.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(s.headers['cache-control']).toBe('no-store');
     await waitFor('the ready event', () => Promise.resolve(s.events.length > 0 ? true : undefined), 5000);
-    expect(s.events[0]).toEqual({ event: 'ready', data: {} });
+    // The newest status change of the account's monitors when the stream began (none yet: null).
+    expect(s.events[0]).toEqual({ event: 'ready', data: { last_status_change: null } });
     s.close();
   });
 
@@ -125,6 +126,11 @@ describe('live status stream', () => {
     // The event carries what the API then says.
     const monitor = (await a.client.get(`/api/monitors/${monitorId}`)).body.data;
     expect(monitor).toMatchObject({ last_status: 'down', last_status_change: down?.data.changed_at });
+    // A stream begun now says that change is the newest.
+    const later = await stream(a.apiKey);
+    await waitFor('the ready event', () => Promise.resolve(later.events.length > 0 ? true : undefined), 5000);
+    expect(later.events[0]).toEqual({ event: 'ready', data: { last_status_change: down?.data.changed_at } });
+    later.close();
     expect(statusEvents(theirs)).toEqual([]);
     mine.close();
     theirs.close();

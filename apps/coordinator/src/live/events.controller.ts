@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal, RequirePermission } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/auth.service.js';
 import { AppError } from '../errors.js';
+import { MonitorsRepository } from '../monitors/monitors.repository.js';
 import { ApiOperation } from '../openapi/api-operation.js';
 import { MAX_STREAMS_PER_ACCOUNT, StatusFeed, type StatusChange } from './status-feed.js';
 
@@ -29,7 +30,10 @@ export function changeEvent(change: StatusChange): string {
  */
 @Controller('api/events')
 export class EventsController {
-  constructor(private readonly feed: StatusFeed) {}
+  constructor(
+    private readonly feed: StatusFeed,
+    private readonly monitors: MonitorsRepository,
+  ) {}
 
   @Get()
   @RequirePermission('monitors:read')
@@ -38,7 +42,9 @@ export class EventsController {
     tag: 'Monitors',
     summary: 'Stream status changes',
     description:
-      'Server-sent events (`text/event-stream`): first `event: ready`, then one `event: status` with ' +
+      'Server-sent events (`text/event-stream`): first `event: ready` with `{"last_status_change"}` (the newest ' +
+      "`last_status_change` of the account's monitors, null without any: a client holding older data missed a " +
+      'change made before the stream was ready), then one `event: status` with ' +
       '`{"monitor_id","status","changed_at"}` for every status change of the account\'s monitors (up or down; ' +
       '`unknown` is computed on read and not streamed), and a comment line every 25 s. A change is a hint to ' +
       `reload: a missed one is not replayed. At most ${MAX_STREAMS_PER_ACCOUNT} streams per account and ` +
@@ -48,11 +54,13 @@ export class EventsController {
     errors: ['RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'],
     stream: true,
   })
-  stream(@CurrentPrincipal() principal: Principal, @Res() reply: FastifyReply): void {
+  async stream(@CurrentPrincipal() principal: Principal, @Res() reply: FastifyReply): Promise<void> {
     const raw = reply.raw;
     const timer: { keepalive?: NodeJS.Timeout } = {};
+    // Changes that come while `ready` is being worked out follow it, in their order.
+    let held: StatusChange[] | null = [];
     const unsubscribe = this.feed.subscribe(principal.accountId, {
-      change: (change) => raw.write(changeEvent(change)),
+      change: (change) => (held ? held.push(change) : raw.write(changeEvent(change))),
       end: () => {
         clearInterval(timer.keepalive);
         raw.end();
@@ -81,11 +89,16 @@ export class EventsController {
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
     });
-    raw.write(`retry: 3000\n${sseEvent('ready', {})}`);
-    timer.keepalive = setInterval(() => raw.write(': keepalive\n\n'), KEEPALIVE_MS);
     raw.on('close', () => {
       clearInterval(timer.keepalive);
       unsubscribe();
     });
+    // Read after subscribing: a change is either in it or streamed after it.
+    const last = await this.monitors.lastStatusChangeOf(principal.accountId).catch(() => null);
+    if (raw.destroyed || raw.writableEnded) return;
+    raw.write(`retry: 3000\n${sseEvent('ready', { last_status_change: last })}`);
+    for (const change of held) raw.write(changeEvent(change));
+    held = null;
+    timer.keepalive = setInterval(() => raw.write(': keepalive\n\n'), KEEPALIVE_MS);
   }
 }

@@ -242,6 +242,16 @@ export class MonitorsRepository {
     }
   }
 
+  /** The newest `last_status_change` of an account's monitors (null without monitors): what a live stream's `ready` says. */
+  async lastStatusChangeOf(accountId: string): Promise<number | null> {
+    const row = await this.db.manager
+      .createQueryBuilder(MonitorEntity, 'm')
+      .select('MAX(m.last_status_change)', 'last')
+      .where('m.account_id = :accountId', { accountId })
+      .getRawOne<{ last: number | string | null }>();
+    return row?.last === null || row?.last === undefined ? null : Number(row.last);
+  }
+
   /**
    * What the summary shows of every monitor of an account, in id order
    * (docs/decisions/0031-monitor-summary.md): the needed columns as plain values, no entities

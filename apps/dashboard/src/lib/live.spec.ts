@@ -4,6 +4,7 @@ import {
   applyStatusEvent,
   onStatusEvent,
   onStreamReady,
+  parseReady,
   parseStatusEvent,
   rememberEvent,
   withEventsSince,
@@ -123,45 +124,78 @@ describe('live status events', () => {
 
 describe('onStreamReady', () => {
   const key = ['monitors', 'summary'];
-  /** A summary query with an observer (as the overview's), whose reads are counted and finish when told. */
-  function watched(client: QueryClient) {
+  const page = (...changes: number[]): MonitorSummaryPage => ({
+    generated_at: 100,
+    sparkline_from: 0,
+    counts: { total: changes.length, up: changes.length, down: 0, unknown: 0, pending: 0, paused: 0, maintenance: 0 },
+    monitors: changes.map((change, i) => summaryRow(`m${i}`, { last_status_change: change })),
+  });
+  /** A summary query with an observer (as the overview's): reads answer the pages given, when told. */
+  function watched(client: QueryClient, answers: MonitorSummaryPage[]) {
     const reads: (() => void)[] = [];
     const observer = new QueryObserver(client, {
       queryKey: key,
-      queryFn: () => new Promise<number>((resolve) => reads.push(() => resolve(reads.length))),
+      queryFn: () =>
+        new Promise<MonitorSummaryPage>((resolve) => {
+          const answer = answers[reads.length]!;
+          reads.push(() => resolve(answer));
+        }),
     });
     const stop = observer.subscribe(() => undefined);
     return { reads, stop };
   }
   const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+  it("reads the stream's ready event", () => {
+    expect(parseReady('{"last_status_change":1700000000}')).toBe(1_700_000_000);
+    expect(parseReady('{"last_status_change":null}')).toBeNull();
+    expect(parseReady('{}')).toBeNull();
+    expect(parseReady('not json')).toBeNull();
+  });
+
   it('reads nothing when no summary was asked for (it will be asked after the stream is ready)', async () => {
     const client = new QueryClient();
-    await onStreamReady(client);
+    await onStreamReady(client, 50);
     expect(client.getQueryState(key)).toBeUndefined();
   });
 
-  it('reads the summary again when it was read before the stream was ready', async () => {
+  it('reads the summary again when the stream knows a newer change than it holds', async () => {
     const client = new QueryClient();
-    const { reads, stop } = watched(client);
+    const { reads, stop } = watched(client, [page(10, 40), page(10, 50)]);
     await settle();
     reads[0]!();
     await settle();
-    expect(client.getQueryData(key)).toBe(1);
-    const ready = onStreamReady(client);
+    const ready = onStreamReady(client, 50);
     await settle();
     expect(reads).toHaveLength(2);
     reads[1]!();
     await ready;
-    expect(client.getQueryData(key)).toBe(2);
+    expect(client.getQueryData<MonitorSummaryPage>(key)?.monitors[1]?.last_status_change).toBe(50);
     stop();
   });
 
-  it('waits for a read under way (the preload), then reads again', async () => {
+  it('keeps the summary when it holds the newest change already, or reads it again when that is unknown', async () => {
     const client = new QueryClient();
-    const { reads, stop } = watched(client);
+    const { reads, stop } = watched(client, [page(10, 40), page(10, 40)]);
     await settle();
-    const ready = onStreamReady(client);
+    reads[0]!();
+    await settle();
+    await onStreamReady(client, 40);
+    await settle();
+    expect(reads).toHaveLength(1);
+    const unknown = onStreamReady(client, null);
+    await settle();
+    expect(reads).toHaveLength(2);
+    reads[1]!();
+    await unknown;
+    stop();
+  });
+
+  it('waits for a read under way (the preload), then reads again only if it lacks the newest change', async () => {
+    const client = new QueryClient();
+    const { reads, stop } = watched(client, [page(10, 40), page(10, 60)]);
+    await settle();
+    const ready = onStreamReady(client, 60);
     await settle();
     // Not cancelled, not doubled: the read under way goes on alone.
     expect(reads).toHaveLength(1);
@@ -170,7 +204,7 @@ describe('onStreamReady', () => {
     expect(reads).toHaveLength(2);
     reads[1]!();
     await ready;
-    expect(client.getQueryData(key)).toBe(2);
+    expect(client.getQueryData<MonitorSummaryPage>(key)?.monitors[1]?.last_status_change).toBe(60);
     stop();
   });
 });

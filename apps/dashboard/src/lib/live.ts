@@ -94,17 +94,31 @@ export function onStatusEvent(client: QueryClient, event: StatusEvent, later = s
   later(() => void client.invalidateQueries(views), RESULTS_SETTLE_MS);
 }
 
+/** What `event: ready` says: the newest status change of the account's monitors when the stream began. */
+export function parseReady(data: string): number | null {
+  try {
+    const value = (JSON.parse(data) as { last_status_change?: unknown }).last_status_change;
+    return typeof value === 'number' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A stream is ready (the first time, or again after a drop): a change made before that moment
- * is never sent (the server keeps no history, docs/decisions/0028-live-status.md), so a summary
- * asked for before it may lack one; it is read again once its answer has come.
+ * is never sent (the server keeps no history, docs/decisions/0028-live-status.md). A summary
+ * asked for before then is read again, once its answer has come, if the stream's newest change
+ * (`lastChange`, null when unknown) is newer than every change it holds.
  */
-export async function onStreamReady(client: QueryClient): Promise<void> {
+export async function onStreamReady(client: QueryClient, lastChange: number | null): Promise<void> {
   const key = ['monitors', 'summary'];
   const state = client.getQueryState(key);
   if (!state) return;
   // The answer under way (the page's preload, often) first: it is what may lack a change.
   if (state.fetchStatus === 'fetching') await client.refetchQueries({ queryKey: key }, { cancelRefetch: false });
+  const summary = client.getQueryData<MonitorSummaryPage>(key);
+  const newestKnown = summary?.monitors.reduce((newest, m) => Math.max(newest, m.last_status_change), 0);
+  if (lastChange !== null && newestKnown !== undefined && lastChange <= newestKnown) return;
   await client.invalidateQueries({ queryKey: key });
 }
 
@@ -114,7 +128,9 @@ export function useLiveStatus(): void {
   useEffect(() => {
     if (typeof EventSource === 'undefined') return;
     const source = new EventSource('/api/events');
-    source.addEventListener('ready', () => void onStreamReady(client));
+    source.addEventListener('ready', (message: MessageEvent<string>) => {
+      void onStreamReady(client, parseReady(message.data));
+    });
     source.addEventListener('status', (message: MessageEvent<string>) => {
       const event = parseStatusEvent(message.data);
       if (event) onStatusEvent(client, event);
