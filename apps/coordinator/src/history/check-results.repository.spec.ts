@@ -146,24 +146,27 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
     ]);
   });
 
-  it("figures per monitor and slice for an account's summary: a result at the window's end is in the last slice, once", async () => {
+  it("figures per monitor and slice for an account's summary: slices from the origin, only results from `from` to `to`", async () => {
     const from = NOW_S - 7200;
+    // Slices start half an hour before the window: its first slice is partly outside it.
+    const origin = from - 1800;
+    writer.add(probeResult(MONITOR, 'eu-west-1', 'down', null, (from - 100) * 1000), from - 100);
     writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 100, (from + 10) * 1000), from + 10);
     writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 200, (NOW_S - 100) * 1000), NOW_S - 100);
     writer.add(probeResult(MONITOR, 'us-east-1', 'down', null, (NOW_S - 50) * 1000), NOW_S - 50);
-    // Exactly at `to`: (to - from) / 3600 is 2, one past the last slice.
+    // Exactly at `to`: in the slice `to` falls in.
     writer.add(probeResult(MONITOR, 'eu-west-1', 'up', 400, NOW_S * 1000), NOW_S);
     writer.add(probeResult(OTHER_MONITOR, 'eu-west-1', 'up', 50, NOW_S * 1000), NOW_S);
     await writer.flush();
-    const slices = await repository.accountBuckets(ACCOUNT, from, NOW_S, 3600);
+    const slices = await repository.accountBuckets(ACCOUNT, from, NOW_S, 3600, origin);
     const shown = slices
       .map((s) => [s.monitorId, s.bucket, s.checks, s.failures, s.sumResponseMs, s.countResponse])
       .sort((a, b) => String(a[0]).localeCompare(String(b[0])) || Number(a[1]) - Number(b[1]));
     expect(shown).toEqual(
       [
         [MONITOR, 0, 1, 0, 100, 1],
-        [MONITOR, 1, 3, 1, 600, 2],
-        [OTHER_MONITOR, 1, 1, 0, 50, 1],
+        [MONITOR, 2, 3, 1, 600, 2],
+        [OTHER_MONITOR, 2, 1, 0, 50, 1],
       ].sort((a, b) => String(a[0]).localeCompare(String(b[0])) || Number(a[1]) - Number(b[1])),
     );
   });

@@ -587,16 +587,16 @@ export class CheckResultsRepository {
 
   /**
    * Figures of the raw results of every monitor of an account with `from <= checked_at <= to`,
-   * per monitor and per `bucketSeconds` slice counted from `origin` (`from` unless given; the
-   * instant `to` itself belongs to the last full slice): one grouped query for the whole account
-   * (the dashboard's summary, docs/decisions/0031-monitor-summary.md).
+   * per monitor and per `bucketSeconds` slice counted from `origin` (at or before `from`): one
+   * grouped query for the whole account (the dashboard's summary on PostgreSQL,
+   * docs/decisions/0031-monitor-summary.md).
    */
   async accountBuckets(
     accountId: string,
     from: number,
     to: number,
     bucketSeconds: number,
-    origin = from,
+    origin: number,
   ): Promise<(Figures & { monitorId: string; bucket: number })[]> {
     const qb = this.db.manager
       .createQueryBuilder(CheckResultEntity, 'r')
@@ -604,13 +604,9 @@ export class CheckResultsRepository {
       .where('m.account_id = :accountId', { accountId })
       .andWhere('r.checked_at >= :from AND r.checked_at <= :to', { from, to })
       .andWhere(OUTSIDE_MAINTENANCE);
-    // The instant `to` belongs to the last slice: clamped in the grouping itself, so a result at
-    // `to` (one slice past the last when the window is whole slices) is counted in that slice.
-    const last = Math.max(0, Math.ceil((to - origin) / bucketSeconds) - 1);
-    const slice = `(r.checked_at - ${Math.trunc(origin)}) / ${Math.trunc(bucketSeconds)}`;
     const rows = await this.aggregate(qb, ['monitor_id'], {
       alias: 'bucket',
-      expression: `CASE WHEN ${slice} > ${last} THEN ${last} ELSE ${slice} END`,
+      expression: `(r.checked_at - ${Math.trunc(origin)}) / ${Math.trunc(bucketSeconds)}`,
     });
     return rows.map((row) => ({
       monitorId: row.monitor_id ?? '',
