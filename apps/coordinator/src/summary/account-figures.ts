@@ -5,7 +5,7 @@ import { CLOCK, Mutex, type Clock } from '#runtime';
 import { Database } from '../database/database.js';
 import { CheckResultsRepository } from '../history/check-results.repository.js';
 import { ResultsWriter } from '../history/results-writer.js';
-import { countResult, type Figures } from '../history/stats.js';
+import { countResult, NO_FIGURES, type Figures } from '../history/stats.js';
 import { HOUR_SECONDS, sliceOf, type SummaryWindow } from './summary-window.js';
 
 /** Monitors whose rows one synchronous SQLite read takes; the event loop runs between two. */
@@ -43,15 +43,8 @@ interface Sealed {
   days: { fromDay: number; lastDay: number; totals: TotalsByMonitor } | null;
 }
 
-/** Zero figures as a literal: one object shape for the hot loops (spread copies made slow, varied ones). */
-const zero = (): Figures => ({
-  checks: 0,
-  failures: 0,
-  unknowns: 0,
-  sumResponseMs: 0,
-  countResponse: 0,
-  p95ResponseMs: null,
-});
+/** Zero figures to count into. */
+const zero = (): Figures => ({ ...NO_FIGURES });
 
 /** Adds `part` to the figures of `monitorId` in `totals`. */
 function addTo(totals: TotalsByMonitor, monitorId: string, part: Figures): void {
