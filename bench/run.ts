@@ -1,5 +1,6 @@
 import { adversityBench } from './adversity.js';
 import { agentBench } from './agent.js';
+import { clusterBench } from './cluster.js';
 import { dashboardBench } from './dashboard.js';
 import { detectionBench } from './detection.js';
 import { ingestBench } from './ingest.js';
@@ -20,6 +21,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   agent: agentBench,
   intake: intakeBench,
   dashboard: dashboardBench,
+  cluster: clusterBench,
 };
 
 const name = process.argv[2] ?? '';
