@@ -100,16 +100,14 @@ export async function clusterBench(): Promise<void> {
       const region = REGIONS[i % REGIONS.length]!;
       children.push(await startFakeAgent(`fake-${i}-${region}`, region, natsUrl, prefix));
     }
-    // The replicas start together, as a deployment would roll them out.
-    const started = await Promise.all(
-      Array.from({ length: replicaCount }, async (_, i) => {
-        const id = `bench-replica-${i}`;
-        const process = await startCoordinator({ ...baseEnv, COORDINATOR_ID: id });
-        children.push(process.child);
-        return { id, process };
-      }),
-    );
-    replicas.push(...started);
+    // One after the other, as a rolling deployment would (each takes its partitions in turn);
+    // a replica is registered for clean-up as soon as it runs.
+    for (let i = 0; i < replicaCount; i++) {
+      const id = `bench-replica-${i}`;
+      const coordinator = await startCoordinator({ ...baseEnv, COORDINATOR_ID: id });
+      children.push(coordinator.child);
+      replicas.push({ id, process: coordinator });
+    }
     log(`${replicaCount} replicas and ${agentCount} fake agents up; waiting for the leases to settle`);
     await waitUntil(async () => {
       const owners = await client!.query<{ owner: string; n: string }>(
@@ -273,6 +271,7 @@ export async function clusterBench(): Promise<void> {
           'PG CPU s / 1000 checks': pgCpu / (dbChecks / 1000),
           'NATS msgs/s': (batches + singles + replies) / windowS,
           'checks / batch': batches > 0 ? (agentChecks - singles) / batches : NaN,
+          'replies / batch': batches > 0 ? (replies - singles) / batches : NaN,
           'lateness p50 ms': lateness.p50,
           'lateness p99 ms': lateness.p99,
           detected: `${detected.size}/${detect.length}`,
@@ -285,7 +284,8 @@ export async function clusterBench(): Promise<void> {
     );
   } finally {
     await nc?.close().catch(() => undefined);
-    await Promise.all(replicas.map((r) => stopCoordinator(r.process).catch(() => undefined)));
+    const running = replicas.filter((r) => r.process.child.exitCode === null && r.process.child.signalCode === null);
+    await Promise.all(running.map((r) => stopCoordinator(r.process).catch(() => undefined)));
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await sleep(1000);
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
