@@ -5,7 +5,7 @@ import { createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { subjectsFor, toWireRequest, type ProbedType, type ProbeRequest } from '#contracts';
+import { subjectsFor, toWireBatch, toWireRequest, type ProbedType, type ProbeRequest } from '#contracts';
 import { connectNats, NatsLink, systemClock, type NatsConnection } from '#runtime';
 import { BatchingNatsTransport } from '../apps/coordinator/src/probing/nats-batch.transport.js';
 import { NatsTransport } from '../apps/coordinator/src/probing/nats.transport.js';
@@ -74,8 +74,10 @@ export async function agentBench(): Promise<void> {
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       try {
+        await waitForAgent(sender(nc, prefix));
+        // Its batch subscription too: a first batch nobody takes would send the next 30 s check by check.
+        if (batchMs > 0) await waitForBatches(nc, prefix);
         const send = batchMs > 0 ? await batchSender(natsUrl, prefix, batchMs) : sender(nc, prefix);
-        await waitForAgent(send);
         for (const rate of rates) {
           for (const [name, type, settings] of checks) {
             const measured = await drive(agent.pid!, send, type, settings, rate, seconds);
@@ -172,6 +174,21 @@ async function batchSender(natsUrl: string, prefix: string, windowMs: number): P
     const result = await transport.request(request);
     return result.agent_id === 'coordinator' ? 'no reply' : result.status;
   };
+}
+
+/** Until the agent answers a batch on its batch subject. */
+async function waitForBatches(nc: NatsConnection, prefix: string): Promise<void> {
+  const subject = subjectsFor(prefix).probeBatch(REGION);
+  const check = probeRequest('tcp', { url: 'tcp://127.0.0.1:9' }, { region: REGION });
+  await waitFor(
+    'the agent to answer a batch',
+    async () =>
+      nc.request(subject, JSON.stringify(toWireBatch([check])), { timeout: 7000 }).then(
+        () => true,
+        () => undefined,
+      ),
+    60_000,
+  );
 }
 
 async function waitForAgent(send: Send): Promise<void> {
