@@ -58,6 +58,9 @@ export async function clusterBench(): Promise<void> {
   const interval = Number(process.env.BENCH_INTERVAL ?? 60);
   const seconds = Number(process.env.BENCH_SECONDS ?? 90);
   const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? interval + 10);
+  // `up` (default): the steady state, where a check that agrees with the stored status writes
+  // no status change. `pending`: a cold start, where every monitor's first result is one.
+  const seedStatus = process.env.BENCH_SEED_STATUS === 'pending' ? 'pending' : 'up';
   const detectCount = Math.max(1, Math.min(100, Math.floor(monitorCount / 100)));
   const natsUrl = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
   const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -90,7 +93,7 @@ export async function clusterBench(): Promise<void> {
     const first = await startCoordinator({ ...baseEnv, CHECKS_ENABLED: 'false' });
     await stopCoordinator(first);
     const seedStarted = Date.now();
-    const monitorIds = await seed(databaseUrl, monitorCount, interval);
+    const monitorIds = await seed(databaseUrl, monitorCount, interval, seedStatus);
     log(`seeded ${monitorCount} monitors in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
     client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
@@ -163,6 +166,13 @@ export async function clusterBench(): Promise<void> {
     const replies = agentDelta('replies');
     const agentChecks = agentDelta('checks');
     const lateness = latenessQuantiles(lateBuckets);
+    // What a stored result takes on disk (heap, TOAST and indexes of every day's partition).
+    const stored = await client.query<{ bytes: string; rows: string }>(
+      `SELECT (SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits
+                WHERE inhparent = '"check_results"'::regclass) AS bytes,
+              (SELECT count(*) FROM "check_results") AS rows`,
+    );
+    const bytesPerResult = Number(stored.rows[0]?.bytes) / Number(stored.rows[0]?.rows);
     log(`window done: ${dbChecks} results in ${windowS.toFixed(0)} s; detection next`);
 
     // ---- detection: some monitors' results turn DOWN in every region ------------------------
@@ -241,7 +251,7 @@ export async function clusterBench(): Promise<void> {
 
     const sizes =
       `${replicaCount} replicas, ${agentCount} fake agents (bench/fake-agent.ts, lognormal latency median 80 ms), ` +
-      `${monitorCount} tcp monitors × ${REGIONS.length} regions at ${interval} s`;
+      `${monitorCount} tcp monitors × ${REGIONS.length} regions at ${interval} s, seeded ${seedStatus}`;
     publish(
       'Cluster: per replica',
       `\`npm run bench -- cluster\`: ${sizes}, one PostgreSQL database, the local NATS server, ` +
@@ -254,7 +264,7 @@ export async function clusterBench(): Promise<void> {
     publish(
       'Cluster: totals, detection, failover',
       `\`npm run bench -- cluster\`, the same run. Rows and bytes from pg_stat_database and pg_database_size of the ` +
-        `bench's own database; WAL from pg_stat_wal (the whole server: other databases' writes count too). ` +
+        `bench's own database (rows include the roll-up updates; bytes include their dead tuples), check_results bytes / row from the size of its partitions (indexes included); WAL from pg_stat_wal (the whole server: other databases' writes count too). ` +
         `PostgreSQL CPU: the backends of the bench's database only (not the WAL writer or checkpointer). ` +
         `NATS messages: what the fake agents received and sent (probe batches, single requests, replies; heartbeats not counted). ` +
         `Detection: ${detect.length} monitors' results turn DOWN in every region (fail_threshold 2) until last_status is down. ` +
@@ -267,6 +277,7 @@ export async function clusterBench(): Promise<void> {
             (after.db.inserted + after.db.updated - before.db.inserted - before.db.updated) / dbChecks,
           'PG commits / s': (after.db.commits - before.db.commits) / windowS,
           'DB bytes / check': (after.db.size - before.db.size) / dbChecks,
+          'check_results bytes / row': bytesPerResult,
           'WAL bytes / check (server)': (after.db.wal - before.db.wal) / dbChecks,
           'PG CPU s / 1000 checks': pgCpu / (dbChecks / 1000),
           'NATS msgs/s': (batches + singles + replies) / windowS,
@@ -297,7 +308,12 @@ export async function clusterBench(): Promise<void> {
 }
 
 /** Writes N monitors of the default account straight into the database; returns their ids. */
-async function seed(databaseUrl: string, size: number, interval: number): Promise<string[]> {
+async function seed(
+  databaseUrl: string,
+  size: number,
+  interval: number,
+  seedStatus: 'up' | 'pending',
+): Promise<string[]> {
   const ds = await openDataSource(parseDatabaseUrl(databaseUrl)!, ENTITIES);
   const ids: string[] = [];
   try {
@@ -320,7 +336,7 @@ async function seed(databaseUrl: string, size: number, interval: number): Promis
           monitorType: 'tcp' as const,
           // Never connected to: the fake agents probe nothing.
           settings: { url: 'tcp://127.0.0.1:9' },
-          lastStatus: 'pending' as const,
+          lastStatus: seedStatus,
           lastStatusChange: now,
           createdAt: now,
           updatedAt: now,
