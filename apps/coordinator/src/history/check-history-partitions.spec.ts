@@ -10,7 +10,6 @@ import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
 import { Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
 import { ENTITIES } from '../entities.js';
-import { MonitorEntity } from '../monitors/monitor.entity.js';
 import { CheckResultEntity } from './check-result.entity.js';
 import {
   DEFAULT_PARTITION,
@@ -19,6 +18,7 @@ import {
   partitionDay,
   partitionName,
 } from './check-partitions.js';
+import { insertMonitorRow } from '../../../../test/support/monitor-rows.js';
 import { CheckResultsRepository, type NewCheckResult } from './check-results.repository.js';
 import { ResultsRetention } from './results-retention.js';
 import { SECONDS_PER_DAY } from './stats.js';
@@ -41,24 +41,7 @@ const NO_ROLLUPS = Number.MAX_SAFE_INTEGER;
 
 async function seed(ds: DataSource): Promise<void> {
   await ds.manager.insert(AccountEntity, { id: ACCOUNT, name: 'a', subscriptionStatus: 'active', createdAt: NOW_S });
-  for (const id of [MONITOR, OTHER_MONITOR]) {
-    await ds.manager.insert(MonitorEntity, {
-      id,
-      accountId: ACCOUNT,
-      name: id,
-      active: true,
-      checkInterval: 60,
-      timeout: 30,
-      failThreshold: 2,
-      regions: ['eu-west-1', 'us-east-1'],
-      monitorType: 'https',
-      settings: { url: 'https://example.com/' },
-      lastStatus: 'pending',
-      lastStatusChange: NOW_S,
-      createdAt: NOW_S,
-      updatedAt: NOW_S,
-    });
-  }
+  for (const id of [MONITOR, OTHER_MONITOR]) await insertMonitorRow(ds, id, ACCOUNT, NOW_S);
 }
 
 let sequence = 0;

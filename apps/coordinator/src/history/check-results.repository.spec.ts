@@ -13,6 +13,7 @@ import { ENTITIES } from '../entities.js';
 import { Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
 import { MonitorEntity } from '../monitors/monitor.entity.js';
+import { insertMonitorRow } from '../../../../test/support/monitor-rows.js';
 import { CheckResultEntity, CheckRollupEntity } from './check-result.entity.js';
 import { CheckResultsRepository } from './check-results.repository.js';
 import { bucketOf } from './histogram.js';
@@ -28,24 +29,7 @@ const NOW = Date.UTC(2026, 2, 10, 12, 0, 0);
 const NOW_S = NOW / 1000;
 const TODAY = dayOf(NOW_S);
 
-async function insertMonitor(ds: DataSource, id: string): Promise<void> {
-  await ds.manager.insert(MonitorEntity, {
-    id,
-    accountId: ACCOUNT,
-    name: id,
-    active: true,
-    checkInterval: 60,
-    timeout: 30,
-    failThreshold: 2,
-    regions: ['eu-west-1', 'us-east-1'],
-    monitorType: 'https',
-    settings: { url: 'https://example.com/' },
-    lastStatus: 'pending',
-    lastStatusChange: NOW_S,
-    createdAt: NOW_S,
-    updatedAt: NOW_S,
-  });
-}
+const insertMonitor = (ds: DataSource, id: string) => insertMonitorRow(ds, id, ACCOUNT, NOW_S);
 
 describe.each(testDatabases())('check history storage on $name', (kind) => {
   let db: TestDatabase;

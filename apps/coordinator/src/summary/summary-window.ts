@@ -57,5 +57,3 @@ export function sliceOf(window: Pick<SummaryWindow, 'origin'>, checkedAt: number
   return Math.floor((checkedAt - window.origin) / HOUR_SECONDS);
 }
 
-/** Slices of a window: the partial first hour, then the sparkline's. */
-export const WINDOW_SLICES = SPARKLINE_HOURS + 1;
