@@ -56,4 +56,3 @@ export function summaryWindow(now: number): SummaryWindow {
 export function sliceOf(window: Pick<SummaryWindow, 'origin'>, checkedAt: number): number {
   return Math.floor((checkedAt - window.origin) / HOUR_SECONDS);
 }
-
