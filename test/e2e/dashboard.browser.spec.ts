@@ -663,6 +663,33 @@ describe('dashboard', () => {
         await expect(page.getByLabel('First start').inputValue()).resolves.toBe(`${firstDate}T03:00`);
         await items.nth(4).filter({ hasText: expected[4]!.text }).waitFor();
 
+        // A window kept in another zone than the browser's: its next start is said in the
+        // window's zone, the one its form is written in (UTC on hover).
+        const nyStart = now + 2 * 86_400 - (now % 3600);
+        const ny = await post(context, csrf, '/api/maintenance_windows', {
+          name: 'New York deploy',
+          monitors: [target.id],
+          starts_at: nyStart,
+          ends_at: nyStart + 3600,
+          timezone: 'America/New_York',
+        });
+        await page.goto(`${c.baseUrl}/maintenance/${ny.id as string}`);
+        const nyWall = new Intl.DateTimeFormat('en-GB', {
+          timeZone: 'America/New_York',
+          hour: '2-digit',
+          minute: '2-digit',
+          hourCycle: 'h23',
+        }).format(new Date(nyStart * 1000));
+        const said = page.locator('p', { hasText: /Next start: .* \(America\/New_York\)\./ });
+        await said.waitFor();
+        const nextStart = said.locator('time');
+        await expect(nextStart.textContent()).resolves.toMatch(new RegExp(`, ${nyWall}$`));
+        await expect(nextStart.getAttribute('title')).resolves.toBe(
+          `${new Date(nyStart * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`,
+        );
+        await expect(page.getByLabel('Starts').inputValue()).resolves.toMatch(new RegExp(`T${nyWall}$`));
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-edit-other-zone.png` });
+
         // The API's refusal of a raw rule, under its field.
         await page.goto(`${c.baseUrl}/maintenance/new`);
         await page.getByLabel('Name', { exact: true }).fill('Too often');

@@ -303,6 +303,23 @@ const PREVIEW_LABELS: Record<string, string> = {
 };
 
 /**
+ * The saved window's next start in the window's own zone, the zone the form below is written in
+ * (UTC on hover), so the two never disagree on a wall-clock time.
+ */
+function NextStart({ at, timezone }: { at: number; timezone: string }) {
+  const zone = displayZone(timezone);
+  return (
+    <>
+      Next start:{' '}
+      <time dateTime={new Date(at * 1000).toISOString()} title={utcTime(at)}>
+        {occurrenceText({ starts_at: at, ends_at: at }, zone).start}
+      </time>{' '}
+      ({zone}).
+    </>
+  );
+}
+
+/**
  * The draft's next occurrences from `POST /api/maintenance_windows/preview`, asked 300 ms after
  * the last edit: the first PREVIEW_SHOWN, in the form's zone (UTC on hover), or the API's
  * refusal; nothing while the draft is incomplete.
@@ -446,9 +463,7 @@ function WindowForm({ id }: { id?: string }) {
           {existing.data.next_start_at === null ? (
             'No start to come.'
           ) : (
-            <>
-              Next start: <Time at={existing.data.next_start_at} />.
-            </>
+            <NextStart at={existing.data.next_start_at} timezone={existing.data.timezone} />
           )}
         </p>
       )}
