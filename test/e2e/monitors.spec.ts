@@ -730,6 +730,52 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
       expect(await listIds('?sort=updated_at&order=asc&per_page=2&page=2')).toEqual(updatedAsc.slice(2, 4));
     });
 
+    it('reads every page of every sort and order, from either end, as one read of the whole list (ties by id)', async () => {
+      // A fresh account, every monitor written in the same second: created_at and updated_at all
+      // tie, and names tie when lowered, so only the id decides between them.
+      const tied = await account();
+      const names = ['same', 'Same', 'SAME', 'other', 'Other', 'zed', 'alpha', 'Alpha', 'same', 'mid', 'x'];
+      for (const [i, name] of names.entries()) {
+        const monitor = await createMonitor(tied, {
+          name,
+          settings: { tcp: { url: `tcp://example.com:${2000 + i}` } },
+        });
+        if (i % 4 === 0) expect((await tied.post(`/api/monitors/${monitor.id as string}/pause`)).status).toBe(200);
+      }
+      const read = async (query: string) => {
+        const res = await tied.get(`/api/monitors?${query}`);
+        expect(res.status).toBe(200);
+        return res.body.data as { monitors: any[]; pagination: { total: number } };
+      };
+      for (const sort of ['name', 'created_at', 'updated_at'] as const) {
+        for (const order of ['asc', 'desc'] as const) {
+          for (const filter of ['', '&active=true']) {
+            const query = `sort=${sort}&order=${order}${filter}`;
+            const whole = await read(`${query}&per_page=100`);
+            const key = (m: any) => (sort === 'name' ? (m.name as string).toLowerCase() : (m[sort] as number));
+            const sign = order === 'asc' ? 1 : -1;
+            const expected = [...whole.monitors].sort((a, b) => {
+              const [ka, kb] = [key(a), key(b)];
+              return sign * (ka < kb ? -1 : ka > kb ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+            });
+            expect(whole.monitors.map((m) => m.id)).toEqual(expected.map((m) => m.id));
+            expect(whole.pagination.total).toBe(filter === '' ? 11 : 8);
+            for (const perPage of [1, 2, 3, 4, 5]) {
+              const pages: string[] = [];
+              for (let page = 1; page <= Math.ceil(whole.pagination.total / perPage); page++) {
+                pages.push(...(await read(`${query}&per_page=${perPage}&page=${page}`)).monitors.map((m) => m.id));
+              }
+              expect(pages).toEqual(whole.monitors.map((m) => m.id));
+            }
+          }
+        }
+      }
+      // The count follows a delete.
+      const gone = (await read('per_page=1')).monitors[0].id as string;
+      expect((await tied.delete(`/api/monitors/${gone}`)).status).toBe(204);
+      expect((await read('per_page=1')).pagination.total).toBe(10);
+    });
+
     it('filters by active and monitor_type, with pagination counting the filtered set', async () => {
       const paused = [ids[1], ids[4]];
       const running = ids.filter((id) => !paused.includes(id));

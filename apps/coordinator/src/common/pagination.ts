@@ -40,6 +40,26 @@ export function pageOffset(request: PageRequest, total: number): number | null {
   return request.page > totalPages ? null : (request.page - 1) * request.perPage;
 }
 
+/** Which rows a page reads: `limit` rows after `offset` in the list's order, or in the reverse order. */
+export interface PageRead {
+  offset: number;
+  limit: number;
+  /** Read in the reverse order; the rows read are then put back in the list's order. */
+  reversed: boolean;
+}
+
+/**
+ * How to read the page that starts at `offset` of a list of `total` rows in a total order
+ * (every sort ends on the id): from the nearer end. A database skips OFFSET rows one by one,
+ * so the last page of 100,000 monitors read forwards walks 99,900 of them; read in the
+ * reverse order it is a first page again (docs/decisions/0035-monitor-counts-and-page-from-either-end.md).
+ */
+export function pageRead(offset: number, perPage: number, total: number): PageRead {
+  const limit = Math.max(0, Math.min(perPage, total - offset));
+  const fromEnd = total - offset - limit;
+  return fromEnd < offset ? { offset: fromEnd, limit, reversed: true } : { offset, limit, reversed: false };
+}
+
 export function paginationOf(request: PageRequest, total: number): Pagination {
   const totalPages = Math.ceil(total / request.perPage);
   return {

@@ -19,6 +19,7 @@ import {
   partitionName,
 } from './check-partitions.js';
 import { insertMonitorRow } from '../../../../test/support/monitor-rows.js';
+import { undoThrough } from '../../../../test/support/migrations.js';
 import { CheckResultsRepository, type NewCheckResult } from './check-results.repository.js';
 import { ResultsRetention } from './results-retention.js';
 import { SECONDS_PER_DAY } from './stats.js';
@@ -113,7 +114,7 @@ describe.each(testDatabases())('check history by day on $name', (kind) => {
     const { ds, repository } = await connect();
     await migrate(ds);
     await seed(ds);
-    await ds.undoLastMigration(); // back to the single table of 1766000000000
+    await undoThrough(ds, 'PartitionedCheckHistory1766100000000'); // back to the single table of 1766000000000
     const rows: NewCheckResult[] = [];
     for (let i = 0; i < 1500; i++) rows.push(result(NOW - i * 1_234_567, i % 2 === 0 ? MONITOR : OTHER_MONITOR));
     // Far from today: before and after every partition the migration makes.
@@ -150,7 +151,7 @@ describe.each(testDatabases())('check history by day on $name', (kind) => {
     const before = { count: await ds.manager.count(CheckResultEntity), contents: await contents(ds) };
     expect(before.count).toBe(rows.length);
 
-    expect(await migrate(ds)).toEqual(['PartitionedCheckHistory1766100000000']);
+    expect((await migrate(ds))[0]).toBe('PartitionedCheckHistory1766100000000');
     expect({ count: await ds.manager.count(CheckResultEntity), contents: await contents(ds) }).toEqual(before);
     // Still one row per check: storing one again changes nothing.
     expect(await repository.writeBatch([{ ...rows[7]!, id: 'f'.repeat(24) }], NO_ROLLUPS)).toBe(1);
@@ -175,7 +176,7 @@ describe.each(testDatabases())('check history by day on $name', (kind) => {
     }
 
     // And back: the single table again, with the same rows.
-    await ds.undoLastMigration();
+    await undoThrough(ds, 'PartitionedCheckHistory1766100000000');
     expect({ count: await ds.manager.count(CheckResultEntity), contents: await contents(ds) }).toEqual(before);
   });
 

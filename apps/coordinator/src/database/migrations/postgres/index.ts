@@ -21,6 +21,7 @@ import { NotificationRules1765900000000 } from './1765900000000-notification-rul
 import { PrivateRegions1765950000000 } from './1765950000000-private-regions.js';
 import { AgentEnrollment1766000000000 } from './1766000000000-agent-enrollment.js';
 import { PartitionedCheckHistory1766100000000 } from './1766100000000-partitioned-check-history.js';
+import { MonitorCounts1766200000000 } from './1766200000000-monitor-counts.js';
 
 /** Reviewed PostgreSQL migrations, oldest first; the same list in ../sqlite (docs/decisions/0015-two-migration-sets.md). */
 export const POSTGRES_MIGRATIONS = [
@@ -47,4 +48,5 @@ export const POSTGRES_MIGRATIONS = [
   PrivateRegions1765950000000,
   AgentEnrollment1766000000000,
   PartitionedCheckHistory1766100000000,
+  MonitorCounts1766200000000,
 ];
