@@ -61,8 +61,16 @@ export class FakeMonitorsTable {
   async *pagesOfAll(): AsyncGenerator<MonitorEntity[]> {
     yield [...this.rows.values()].map((m) => ({ ...m }));
   }
-  versions(): Promise<Map<string, number>> {
-    return Promise.resolve(new Map([...this.rows].map(([id, m]) => [id, m.updatedAt])));
+  /** The versions in pages of `pageSize` in id order; `betweenPages` runs after each page is read. */
+  pageSize = 2;
+  betweenPages: () => void = () => undefined;
+  async *versionPages(): AsyncGenerator<Map<string, number>> {
+    const rows = [...this.rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (let i = 0; i < rows.length; i += this.pageSize) {
+      yield new Map(rows.slice(i, i + this.pageSize).map(([id, m]) => [id, m.updatedAt]));
+      await Promise.resolve();
+      this.betweenPages();
+    }
   }
   findById(id: string): Promise<MonitorEntity | null> {
     const row = this.rows.get(id);

@@ -15,3 +15,4 @@ export * from './abort.js';
 export * from './readiness.js';
 export * from './within.js';
 export * from './command-line.js';
+export * from './interner.js';

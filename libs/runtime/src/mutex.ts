@@ -14,3 +14,11 @@ export class Mutex {
     }
   }
 }
+
+/**
+ * Resolves after the event loop's next turn (timers, I/O): long synchronous work (SQLite reads
+ * and writes through better-sqlite3) calls it between parts so requests are not held behind it.
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { Mutex } from '#runtime';
+import { Mutex, yieldToEventLoop } from '#runtime';
 import { SQLITE_UNICODE_LOWER, type Dialect } from './data-source.js';
 
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
@@ -42,7 +42,14 @@ export class Database {
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.dialect === 'sqlite') return this.mutex.run(() => this.immediateTransaction(work));
+    if (this.dialect === 'sqlite') {
+      // One connection, synchronous calls: a burst of transactions (status changes of many
+      // monitors at once) would otherwise run back to back and hold every request meanwhile.
+      return this.mutex.run(async () => {
+        await yieldToEventLoop();
+        return this.immediateTransaction(work);
+      });
+    }
     return this.dataSource.transaction(work);
   }
 

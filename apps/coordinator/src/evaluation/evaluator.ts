@@ -29,6 +29,8 @@ export type Submission =
     }
   | { readonly applied: false; readonly reason: IgnoredBecause | 'missing' | 'forgotten' | 'maintenance' };
 
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** Per-monitor queue: the tail of its evaluations and its state once loaded. */
 interface Lane {
   tail: Promise<void>;
@@ -60,7 +62,7 @@ export class Evaluator {
   submit(monitorId: string, result: SubmittedResult, failThreshold: number): Promise<Submission> {
     let lane = this.lanes.get(monitorId);
     if (!lane) {
-      lane = { tail: Promise.resolve(), state: undefined, epoch: 0, queued: 0 };
+      lane = { tail: SETTLED, state: undefined, epoch: 0, queued: 0 };
       this.lanes.set(monitorId, lane);
     }
     const current = lane;
@@ -127,8 +129,9 @@ export class Evaluator {
 
   private settled(monitorId: string, lane: Lane): void {
     lane.queued--;
-    if (lane.queued === 0 && lane.state === undefined && this.lanes.get(monitorId) === lane) {
-      this.lanes.delete(monitorId);
-    }
+    if (lane.queued > 0) return;
+    // Idle: its settled tail is not kept (one promise less per monitor held in memory).
+    lane.tail = SETTLED;
+    if (lane.state === undefined && this.lanes.get(monitorId) === lane) this.lanes.delete(monitorId);
   }
 }

@@ -86,6 +86,41 @@ describe('MonitorRoster', () => {
     expect(roster.get(C)).toBeUndefined();
   });
 
+  it('resync reads page by page and keeps what this replica applied meanwhile (a monitor created or changed mid-read)', async () => {
+    const early = 'aaaaaaaaaaaaaaaaaaaaaa00';
+    const late = 'aaaaaaaaaaaaaaaaaaaaaa09';
+    const { roster, table } = rosterWith(monitorEntity(early), monitorEntity(A), monitorEntity(B));
+    table.pageSize = 1;
+    let pages = 0;
+    table.betweenPages = () => {
+      pages++;
+      if (pages !== 1) return;
+      // After the first page: this replica's API creates a monitor the pages do not hold (the
+      // read began before it existed) and saves a change to `early` (its page read the older one).
+      const created = monitorEntity('aaaaaaaaaaaaaaaaaaaaaa0a', { updatedAt: 5_000 });
+      table.put(created);
+      roster.apply({ kind: 'saved', monitor: { ...created } });
+      const changed = monitorEntity(early, { updatedAt: 6_000, checkInterval: 900 });
+      table.put(changed);
+      roster.apply({ kind: 'saved', monitor: { ...changed } });
+      // Deleted meanwhile from this replica too: it stays gone.
+      table.rows.delete(B);
+      roster.apply({ kind: 'deleted', monitorId: B });
+    };
+    table.put(monitorEntity(late));
+    await roster.resync();
+    expect(pages).toBeGreaterThan(2);
+    expect(roster.get('aaaaaaaaaaaaaaaaaaaaaa0a')).toBeDefined();
+    expect(roster.get(early)?.checkInterval).toBe(900);
+    expect(roster.get(B)).toBeUndefined();
+    expect(roster.get(late)).toBeDefined();
+    expect(roster.size).toBe(4);
+    // The next resync, with nothing under way, agrees.
+    table.betweenPages = () => undefined;
+    await roster.resync();
+    expect(roster.size).toBe(4);
+  });
+
   it('counts its monitors by region and by the status the API shows, unknown when unchecked for 3 intervals', () => {
     const { roster } = rosterWith(
       monitorEntity(A, { lastStatus: 'up', lastCheckedAt: 10_000 }),

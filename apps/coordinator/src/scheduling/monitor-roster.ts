@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isRegionId, type RegionId } from '#contracts';
+import { Interner } from '#runtime';
 import { PartitionManager } from '../cluster/partition-manager.js';
 import { partitionOf } from '../cluster/partitions.js';
 import { initialState, type MonitorState } from '../evaluation/status.js';
@@ -22,6 +23,9 @@ export type RosterChange = { kind: 'tracked'; monitor: MonitorEntity } | { kind:
 export class MonitorRoster {
   private readonly monitors = new Map<string, MonitorEntity>();
   private readonly listeners: ((change: RosterChange) => void)[] = [];
+  private readonly strings = new Interner();
+  /** Per resync under way: the monitors a change was applied to since it began. */
+  private readonly resyncs = new Set<Set<string>>();
 
   constructor(
     private readonly repository: MonitorsRepository,
@@ -69,6 +73,8 @@ export class MonitorRoster {
 
   /** A committed monitor change (this replica's API, or a notice from another replica). */
   apply(change: MonitorChange): void {
+    const id = change.kind === 'deleted' ? change.monitorId : change.monitor.id;
+    for (const applied of this.resyncs) applied.add(id);
     if (change.kind === 'deleted') {
       this.untrack(change.monitorId);
       return;
@@ -109,19 +115,33 @@ export class MonitorRoster {
 
   /**
    * Brings the roster in line with the database (changes made through other replicas whose
-   * notice did not arrive): reads every monitor's id and updated_at, loads only those that differ.
+   * notice did not arrive): reads every monitor's id and updated_at a page at a time, loads only
+   * those that differ. A change applied while it reads is newer than what it read: the monitor
+   * keeps it and is not dropped for missing from a page read before it existed.
    */
   async resync(): Promise<void> {
-    const versions = await this.repository.versions();
-    const changed: string[] = [];
-    for (const [id, updatedAt] of versions) {
-      if (this.partitions.ownsMonitor(id) && this.monitors.get(id)?.updatedAt !== updatedAt) changed.push(id);
-    }
-    for (const monitor of await this.repository.findByIds(changed)) {
-      if (this.partitions.ownsMonitor(monitor.id)) this.apply({ kind: 'saved', monitor });
-    }
-    for (const id of [...this.monitors.keys()]) {
-      if (!versions.has(id) || !this.partitions.ownsMonitor(id)) this.untrack(id);
+    const appliedMeanwhile = new Set<string>();
+    this.resyncs.add(appliedMeanwhile);
+    try {
+      const seen = new Set<string>();
+      const changed: string[] = [];
+      for await (const page of this.repository.versionPages()) {
+        for (const [id, updatedAt] of page) {
+          seen.add(id);
+          if (this.partitions.ownsMonitor(id) && this.monitors.get(id)?.updatedAt !== updatedAt) changed.push(id);
+        }
+      }
+      for (const monitor of await this.repository.findByIds(changed)) {
+        if (this.partitions.ownsMonitor(monitor.id) && !appliedMeanwhile.has(monitor.id)) {
+          this.apply({ kind: 'saved', monitor });
+        }
+      }
+      for (const id of [...this.monitors.keys()]) {
+        if (appliedMeanwhile.has(id)) continue;
+        if (!seen.has(id) || !this.partitions.ownsMonitor(id)) this.untrack(id);
+      }
+    } finally {
+      this.resyncs.delete(appliedMeanwhile);
     }
   }
 
@@ -147,6 +167,10 @@ export class MonitorRoster {
   }
 
   private track(monitor: MonitorEntity): void {
+    // Each row read brings its own copies of strings most monitors share.
+    monitor.accountId = this.strings.intern(monitor.accountId);
+    monitor.monitorType = this.strings.intern(monitor.monitorType);
+    monitor.regions = monitor.regions.map((region) => this.strings.intern(region));
     this.monitors.set(monitor.id, monitor);
     this.emit({ kind: 'tracked', monitor });
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CheckStatus } from '#contracts';
-import { CLOCK, Mutex, type Clock } from '#runtime';
+import { CLOCK, Mutex, yieldToEventLoop, type Clock } from '#runtime';
 import { Database } from '../database/database.js';
 import { CheckResultsRepository } from '../history/check-results.repository.js';
 import { ResultsWriter } from '../history/results-writer.js';
@@ -57,7 +57,6 @@ function addTo(totals: TotalsByMonitor, monitorId: string, part: Figures): void 
   into.countResponse += part.countResponse;
 }
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 const placeholders = (n: number) => new Array<string>(n).fill('?').join(', ');
 
 /**
