@@ -2,8 +2,6 @@ import { Logger } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { REGION_IDS, type ProbeResult } from '#contracts';
 import { systemClock } from '#runtime';
@@ -17,6 +15,7 @@ import { CheckResultsRepository } from '../apps/coordinator/src/history/check-re
 import { ResultsWriter } from '../apps/coordinator/src/history/results-writer.js';
 import { MonitorEntity } from '../apps/coordinator/src/monitors/monitor.entity.js';
 import { cpuSeconds, publish, type Row } from './report.js';
+import { withScratchPostgres } from './scratch-postgres.js';
 
 const MONITORS = 1000;
 /** The stored rows (BENCH_STORED) are spread over this many days before the timed results. */
@@ -37,20 +36,10 @@ export async function ingestBench(): Promise<void> {
   const rows: Row[] = [];
   if (databases.includes('sqlite')) rows.push(await run('SQLite', sqliteUrl(), total, stored));
   if (databases.includes('postgres')) {
-    const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-    const name = `picket_bench_${randomBytes(4).toString('hex')}`;
-    const client = new pg.Client({ connectionString: admin });
     try {
-      await client.connect();
-      await client.query(`CREATE DATABASE "${name}"`);
-      const url = new URL(admin);
-      url.pathname = `/${name}`;
-      rows.push(await run('PostgreSQL', url.toString(), total, stored));
+      rows.push(await withScratchPostgres('picket_bench', (url) => run('PostgreSQL', url, total, stored)));
     } catch (error) {
       process.stderr.write(`PostgreSQL skipped (${String(error)}); set BENCH_POSTGRES_URL\n`);
-    } finally {
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-      await client.end().catch(() => undefined);
     }
   }
   publish(

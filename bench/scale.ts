@@ -12,12 +12,14 @@ import { MonitorEntity } from '../apps/coordinator/src/monitors/monitor.entity.j
 import { processRssMb, startCoordinator, stopCoordinator } from './coordinator-process.js';
 import { deployedNodeOptions } from '../test/support/deployed-node-options.js';
 import { percentile, publish, sleep, type Row } from './report.js';
+import { withScratchPostgres } from './scratch-postgres.js';
 
 const WRK = process.env.BENCH_WRK ?? '/usr/bin/wrk';
 const REGIONS = ['us-east-1', 'eu-west-1'] as const;
 
 /**
- * A whole coordinator process (embedded mode, SQLite) holding N monitors (tcp checks of a
+ * A whole coordinator process (embedded mode; SQLite, or PostgreSQL with
+ * BENCH_DATABASES=sqlite,postgres) holding N monitors (tcp checks of a
  * loopback listener, check_interval 300 s, 2 regions: N / 150 checks a second): its RSS
  * while it checks them, then requests/s and latency of `GET /api/monitors` and of a public
  * status page under wrk, with the checks still running.
@@ -27,6 +29,7 @@ export async function scaleBench(): Promise<void> {
   const sizes = (process.env.BENCH_MONITORS ?? '10000,100000').split(',').map(Number);
   const settle = Number(process.env.BENCH_SECONDS ?? 60);
   const wrkSeconds = Number(process.env.BENCH_WRK_SECONDS ?? 10);
+  const databases = (process.env.BENCH_DATABASES ?? 'sqlite').split(',');
   // Each size runs once per NODE_OPTIONS: V8's defaults, and the heap limits deploy/ sets.
   const optionSets = (process.env.BENCH_COORDINATOR_NODE_OPTIONS ?? `none;${deployedNodeOptions('coordinator')}`)
     .split(';')
@@ -46,11 +49,15 @@ export async function scaleBench(): Promise<void> {
   const memory: Row[] = [];
   const http: Row[] = [];
   try {
-    for (const size of sizes) {
-      for (const nodeOptions of optionSets) {
-        const run = await runOnce(size, nodeOptions, targetPort, settle, wrkSeconds);
-        memory.push(run.memory);
-        http.push(...run.http);
+    for (const database of databases) {
+      for (const size of sizes) {
+        for (const nodeOptions of optionSets) {
+          const run = await onDatabase(database, (databaseUrl) =>
+            runOnce(databaseUrl, size, nodeOptions, targetPort, settle, wrkSeconds),
+          );
+          memory.push(run.memory);
+          http.push(...run.http);
+        }
       }
     }
   } finally {
@@ -58,7 +65,7 @@ export async function scaleBench(): Promise<void> {
   }
   publish(
     'Coordinator memory',
-    `\`npm run bench -- scale\`: one coordinator process (embedded mode, SQLite) with N tcp monitors of a ` +
+    `\`npm run bench -- scale\`: one coordinator process (embedded mode) with N tcp monitors of a ` +
       `loopback listener (check_interval 300 s, 2 regions), sampled each second for ${settle} s after start; ` +
       `then the same process under the HTTP load below. Each size runs once per NODE_OPTIONS.`,
     memory,
@@ -72,15 +79,26 @@ export async function scaleBench(): Promise<void> {
   );
 }
 
+/** Runs `fn` on a fresh database of the kind: a SQLite file in a temporary directory, or a scratch PostgreSQL database. */
+async function onDatabase<T>(database: string, fn: (databaseUrl: string) => Promise<T>): Promise<T> {
+  if (database === 'postgres') return withScratchPostgres('picket_bench_scale', fn);
+  if (database !== 'sqlite') throw new Error(`BENCH_DATABASES: unknown database ${database}`);
+  const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
+  try {
+    return await fn(`sqlite:${join(dir, 'picket.db')}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function runOnce(
+  databaseUrl: string,
   size: number,
   nodeOptions: string,
   targetPort: number,
   settle: number,
   wrkSeconds: number,
 ): Promise<{ memory: Row; http: Row[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
-  const databaseUrl = `sqlite:${join(dir, 'picket.db')}`;
   const apiKey = `pkt_${randomBytes(32).toString('hex')}`;
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const env = {
@@ -90,74 +108,81 @@ async function runOnce(
     // The budget would stop wrk after 5000 requests: this measures the server, not the limit.
     RATE_LIMIT_POINTS_PER_HOUR: '100000000',
     NODE_OPTIONS: nodeOptions,
+    // PostgreSQL requires one (docs/decisions/0020-secrets-at-rest.md); a throwaway key for a throwaway database.
+    ...(databaseUrl.startsWith('postgres') ? { SECRETS_KEY: randomBytes(32).toString('base64') } : {}),
   };
+  const database = databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite';
   const shown = nodeOptions || '(none)';
+  // First start: schema and the default account; then the monitors, written directly.
+  let coordinator = await startCoordinator(env, port);
+  await stopCoordinator(coordinator);
+  const seedSeconds = await seed(databaseUrl, size, targetPort);
+  const started = Date.now();
+  coordinator = await startCoordinator(env, port);
+  const startSeconds = (Date.now() - started) / 1000;
   try {
-    // First start: schema and the default account; then the monitors, written directly.
-    let coordinator = await startCoordinator(env, port);
-    await stopCoordinator(coordinator);
-    const seedSeconds = await seed(databaseUrl, size, targetPort);
-    const started = Date.now();
-    coordinator = await startCoordinator(env, port);
-    const startSeconds = (Date.now() - started) / 1000;
-    try {
-      const samples: number[] = [];
-      for (let i = 0; i < settle; i++) {
-        await sleep(1000);
-        samples.push(processRssMb(coordinator.pid));
-      }
-      const settled = samples.at(-1) ?? 0;
-      const api = coordinator.url;
-      const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-      const firstMonitors = (await (await fetch(`${api}/api/monitors?per_page=20`, { headers })).json()) as {
-        data: { monitors: { id: string }[] };
-      };
-      const page = (await (
-        await fetch(`${api}/api/status_pages`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ name: 'Bench', monitors: firstMonitors.data.monitors.map((m) => m.id) }),
-        })
-      ).json()) as { data: { id: string } };
-      const lastPage = Math.ceil(size / 100);
-      const lines: [string, string, boolean][] = [
-        ['GET /api/monitors (first page, 50)', '/api/monitors', true],
-        [
-          `GET /api/monitors?per_page=100&page=${lastPage} (last page)`,
-          `/api/monitors?per_page=100&page=${lastPage}`,
-          true,
-        ],
-        ['GET /status/{id} (HTML, gzip)', `/status/${page.data.id}`, false],
-        ['GET /status/{id}.json', `/status/${page.data.id}.json`, false],
-      ];
-      const http: Row[] = [];
-      for (const [label, path, authorised] of lines) {
-        const result = wrk(`${api}${path}`, wrkSeconds, authorised ? apiKey : null);
-        const rss = processRssMb(coordinator.pid);
-        http.push({ monitors: size, NODE_OPTIONS: shown, request: label, ...result, 'RSS after MB': Math.round(rss) });
-        samples.push(rss);
-      }
-      const sorted = samples.filter((mb) => !Number.isNaN(mb)).sort((a, b) => a - b);
-      return {
-        memory: {
-          monitors: size,
-          NODE_OPTIONS: shown,
-          'checks/s': Math.round((size * REGIONS.length) / 300),
-          'seed s': seedSeconds,
-          'start s': startSeconds,
-          'RSS p50 MB': Math.round(percentile(sorted, 50)),
-          'RSS max MB': Math.round(sorted.at(-1) ?? 0),
-          'RSS before HTTP MB': Math.round(settled),
-          // A heap cap too small for the load ends the process (out of heap).
-          'still running': coordinator.child.exitCode === null && coordinator.child.signalCode === null ? 'yes' : 'NO',
-        },
-        http,
-      };
-    } finally {
-      await stopCoordinator(coordinator);
+    const samples: number[] = [];
+    for (let i = 0; i < settle; i++) {
+      await sleep(1000);
+      samples.push(processRssMb(coordinator.pid));
     }
+    const settled = samples.at(-1) ?? 0;
+    const api = coordinator.url;
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    const firstMonitors = (await (await fetch(`${api}/api/monitors?per_page=20`, { headers })).json()) as {
+      data: { monitors: { id: string }[] };
+    };
+    const page = (await (
+      await fetch(`${api}/api/status_pages`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'Bench', monitors: firstMonitors.data.monitors.map((m) => m.id) }),
+      })
+    ).json()) as { data: { id: string } };
+    const lastPage = Math.ceil(size / 100);
+    const lines: [string, string, boolean][] = [
+      ['GET /api/monitors (first page, 50)', '/api/monitors', true],
+      [
+        `GET /api/monitors?per_page=100&page=${lastPage} (last page)`,
+        `/api/monitors?per_page=100&page=${lastPage}`,
+        true,
+      ],
+      ['GET /status/{id} (HTML, gzip)', `/status/${page.data.id}`, false],
+      ['GET /status/{id}.json', `/status/${page.data.id}.json`, false],
+    ];
+    const http: Row[] = [];
+    for (const [label, path, authorised] of lines) {
+      const result = wrk(`${api}${path}`, wrkSeconds, authorised ? apiKey : null);
+      const rss = processRssMb(coordinator.pid);
+      http.push({
+        database,
+        monitors: size,
+        NODE_OPTIONS: shown,
+        request: label,
+        ...result,
+        'RSS after MB': Math.round(rss),
+      });
+      samples.push(rss);
+    }
+    const sorted = samples.filter((mb) => !Number.isNaN(mb)).sort((a, b) => a - b);
+    return {
+      memory: {
+        database,
+        monitors: size,
+        NODE_OPTIONS: shown,
+        'checks/s': Math.round((size * REGIONS.length) / 300),
+        'seed s': seedSeconds,
+        'start s': startSeconds,
+        'RSS p50 MB': Math.round(percentile(sorted, 50)),
+        'RSS max MB': Math.round(sorted.at(-1) ?? 0),
+        'RSS before HTTP MB': Math.round(settled),
+        // A heap cap too small for the load ends the process (out of heap).
+        'still running': coordinator.child.exitCode === null && coordinator.child.signalCode === null ? 'yes' : 'NO',
+      },
+      http,
+    };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await stopCoordinator(coordinator);
   }
 }
 
