@@ -148,6 +148,39 @@ const quiet = { log: () => undefined, warn: () => undefined, error: () => undefi
     await expectConfinedToPublicWork(nc, 'picket', ACCOUNT_A);
   });
 
+  it('nats public-agent-creds makes new shared creds for public agents that take batches, and never overwrites', async () => {
+    const out = join(dir, 'agent-again.creds');
+    const env = { ...process.env, NATS_SUBJECT_PREFIX: undefined };
+    const run = await runCli(['nats', 'public-agent-creds', '--dir', dir, '--out', out], env);
+    expect(run).toMatchObject({ code: 0 });
+    expect(JSON.parse(run.stdout)).toEqual({
+      prefix: 'picket',
+      creds: out,
+      user_public_key: expect.stringMatching(/^U[A-Z2-7]{55}$/),
+    });
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    const coordinator = await link({ credsFile: files.coordinatorCreds }).whenConnected();
+    const nc: NatsConnection = await link({ credsFile: out }).whenConnected();
+    // A batch of a public region reaches it in the agents' queue group, and it may answer.
+    nc.subscribe('picket.probe.*.batch', {
+      queue: PROBE_QUEUE_GROUP,
+      callback: (_e, msg) => void msg.respond(msg.subject),
+    });
+    await nc.flush();
+    const reply = await coordinator.request(subjects.probeBatch('eu-west-1'), '{}', { timeout: 5000 });
+    expect(reply.string()).toBe(subjects.probeBatch('eu-west-1'));
+    await expectConfinedToPublicWork(nc, 'picket', ACCOUNT_A);
+
+    const before = readFileSync(out, 'utf8');
+    const again = await runCli(['nats', 'public-agent-creds', '--dir', dir, '--out', out], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('refusing to overwrite');
+    expect(readFileSync(out, 'utf8')).toBe(before);
+    const nowhere = await runCli(['nats', 'public-agent-creds', '--dir', join(dir, 'none'), '--out', `${out}.2`], env);
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toContain('run nats init --dir');
+  }, 60_000);
+
   it("nats agent-creds writes a private agent's creds for a region the account owns, confined to it", async () => {
     const db = await testDatabases()[0]!.create();
     const c = await startCoordinator(db.url);

@@ -16,7 +16,7 @@ import { emailAddress } from '../contacts/channels.js';
 import { isRole, ROLES } from '../users/roles.js';
 import type { UserEntity } from '../users/user.entity.js';
 import { UsersService } from '../users/users.service.js';
-import { natsInit, NatsInitRefused, writeAgentCreds } from '../nats-auth/nats-init.js';
+import { natsInit, NatsInitRefused, writeAgentCreds, writePublicAgentCreds } from '../nats-auth/nats-init.js';
 import { revokeNatsUser } from '../nats-auth/nats-revoke.js';
 import { natsSecurityOf } from '#runtime';
 import { NATS_USER_KEY_PATTERN } from '#contracts';
@@ -286,6 +286,22 @@ export const OFFLINE_COMMANDS: Record<string, OfflineCommand> = {
     /** NATS JWT material for private regions' agents (docs/decisions/0030-private-regions.md). */
     async run(flags) {
       return refusedAsCommandError(() => natsInit(required(flags, 'dir')));
+    },
+  },
+  'nats public-agent-creds': {
+    usage: 'nats public-agent-creds --dir <dir> --out <file>',
+    flags: ['dir', 'out'],
+    offline: true,
+    /**
+     * New shared creds for the agents of public regions, with this version's rights, from `nats
+     * init`'s material and NATS_SUBJECT_PREFIX: how agents whose `agent.creds` predates batched
+     * probe traffic get it (docs/decisions/0034-batched-probe-traffic.md).
+     */
+    async run(flags) {
+      const dir = required(flags, 'dir');
+      const out = required(flags, 'out');
+      const prefix = loadCoordinatorConfig(process.env).NATS_SUBJECT_PREFIX;
+      return refusedAsCommandError(() => writePublicAgentCreds({ dir, prefix, out }));
     },
   },
   'nats revoke': {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { decode } from '@nats-io/jwt';
-import { createNatsAuthMaterial, natsServerConfig, privateAgentUser } from './nats-jwt.js';
+import { createNatsAuthMaterial, natsServerConfig, privateAgentUser, publicAgentUser } from './nats-jwt.js';
 
 /** The files `nats init` writes, by role, relative to its directory. */
 export const NATS_INIT_FILES = {
@@ -98,11 +98,8 @@ export interface AgentCredsRequest {
  * region. Returns what to keep to revoke it later: the user's public key.
  */
 export async function writeAgentCreds(request: AgentCredsRequest): Promise<Record<string, unknown>> {
-  const read = (name: string) => readFileSync(initFile(request.dir, name), 'utf8');
-  const accountPublicKey = decode(read(NATS_INIT_FILES.accountJwt).trim()).sub;
-  const signingSeed = read(NATS_INIT_FILES.accountSigningSeed);
-  const out = resolve(request.out);
-  if (existsSync(out)) throw new NatsInitRefused(`${out} exists: refusing to overwrite`);
+  const { accountPublicKey, signingSeed } = accountSigning(request.dir);
+  const out = unusedPath(request.out);
   const user = await privateAgentUser({
     prefix: request.prefix,
     accountId: request.accountId,
@@ -119,4 +116,38 @@ export async function writeAgentCreds(request: AgentCredsRequest): Promise<Recor
     user_public_key: user.publicKey,
     creds: out,
   };
+}
+
+/**
+ * New creds for the agents of public regions, from the material `nats init` wrote in `dir`, for
+ * subject prefix `prefix`, written to `out` (0600, never over an existing file). The rights are
+ * those of this version (batch subjects included, docs/decisions/0034-batched-probe-traffic.md);
+ * creds made before keep working until revoked (`nats revoke` with the user key they print).
+ */
+export async function writePublicAgentCreds(request: {
+  dir: string;
+  prefix: string;
+  out: string;
+}): Promise<Record<string, unknown>> {
+  const { accountPublicKey, signingSeed } = accountSigning(request.dir);
+  const out = unusedPath(request.out);
+  const user = await publicAgentUser({ prefix: request.prefix, accountPublicKey, signingSeed });
+  writeFileSync(out, `${user.creds.trim()}\n`, { mode: 0o600, flag: 'wx' });
+  return { prefix: request.prefix, user_public_key: user.publicKey, creds: out };
+}
+
+/** The Picket account's public key and its signing key's seed, from what `nats init` wrote in `dir`. */
+function accountSigning(dir: string): { accountPublicKey: string; signingSeed: string } {
+  const read = (name: string) => readFileSync(initFile(dir, name), 'utf8');
+  return {
+    accountPublicKey: decode(read(NATS_INIT_FILES.accountJwt).trim()).sub,
+    signingSeed: read(NATS_INIT_FILES.accountSigningSeed),
+  };
+}
+
+/** `path` made absolute; refused when something is there already. */
+function unusedPath(path: string): string {
+  const out = resolve(path);
+  if (existsSync(out)) throw new NatsInitRefused(`${out} exists: refusing to overwrite`);
+  return out;
 }

@@ -202,6 +202,23 @@ export function privateAgentJwt(input: PrivateAgentUser & { userPublicKey: strin
   );
 }
 
+/**
+ * A new user for the agents of public regions (publicAgentPermissions for `prefix`), signed by
+ * the account signing key `nats init` wrote: what `nats public-agent-creds` hands out when the
+ * shared `agent.creds` must be made again (new rights, another prefix, a leaked file).
+ */
+export async function publicAgentUser(input: {
+  prefix: string;
+  accountPublicKey: string;
+  signingSeed: string;
+}): Promise<{ publicKey: string; creds: string }> {
+  const user = createUser();
+  const jwt = await encodeUser('picket-agent', user, input.accountPublicKey, publicAgentPermissions(input.prefix), {
+    signer: accountSigner(input.signingSeed),
+  });
+  return { publicKey: user.getPublicKey(), creds: credsText(jwt, user) };
+}
+
 export interface EnrollmentTokenInput {
   prefix: string;
   /** Names the token's user (e.g. `enroll:<token id>`). */
