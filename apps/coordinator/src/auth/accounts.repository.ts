@@ -9,10 +9,17 @@ import { ApiKeyEntity } from './api-key.entity.js';
 export class AccountsRepository {
   constructor(private readonly db: Database) {}
 
-  async insertAccountWithKey(account: AccountEntity, key: ApiKeyEntity): Promise<void> {
-    await this.db.transaction(async (m) => {
+  /**
+   * Inserts the account and its key in one transaction. With `onlyIfFirst`, nothing is written
+   * (false) when any account exists: checked inside the transaction, which on SQLite holds the
+   * file's write lock from its start, so two processes starting on an empty database make one.
+   */
+  async insertAccountWithKey(account: AccountEntity, key: ApiKeyEntity, onlyIfFirst = false): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      if (onlyIfFirst && (await m.count(AccountEntity)) > 0) return false;
       await m.insert(AccountEntity, account);
       await m.insert(ApiKeyEntity, key);
+      return true;
     });
   }
 

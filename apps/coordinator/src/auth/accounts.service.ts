@@ -29,6 +29,26 @@ export class AccountsService {
     presetKey?: string,
     keyName = 'initial',
   ): Promise<{ account: AccountEntity; keyId: string; apiKey: string }> {
+    const made = this.newAccount(name, presetKey, keyName);
+    await this.accounts.insertAccountWithKey(made.account, made.key);
+    return made;
+  }
+
+  /**
+   * The first account (`createAccount`'s), only while the database has none; null when one
+   * exists, however recently another process made it (the bootstrap of two servers at once).
+   */
+  async createFirstAccount(
+    name: string,
+    presetKey: string | undefined,
+    keyName: string,
+  ): Promise<{ account: AccountEntity; keyId: string; apiKey: string } | null> {
+    const made = this.newAccount(name, presetKey, keyName);
+    return (await this.accounts.insertAccountWithKey(made.account, made.key, true)) ? made : null;
+  }
+
+  /** An account and its all-permission key, not yet stored; a preset key is checked first. */
+  private newAccount(name: string, presetKey: string | undefined, keyName: string) {
     const problem = presetKey === undefined ? null : bootstrapKeyProblem(presetKey);
     if (problem !== null) throw new AdminError(`the API key ${problem}`);
     const now = this.clock.now();
@@ -40,8 +60,7 @@ export class AccountsService {
     });
     const apiKey = presetKey ?? generateApiKey();
     const key = this.keyEntity(account.id, apiKey, PERMISSIONS, keyName);
-    await this.accounts.insertAccountWithKey(account, key);
-    return { account, keyId: key.id, apiKey };
+    return { account, key, keyId: key.id, apiKey };
   }
 
   async createKey(

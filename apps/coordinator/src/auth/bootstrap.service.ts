@@ -64,13 +64,16 @@ export class BootstrapService implements OnApplicationBootstrap {
 
   private async firstAccount(): Promise<void> {
     const preset = this.config.BOOTSTRAP_API_KEY;
-    if ((await this.accounts.countAccounts()) > 0) {
+    const exists = async () => {
       if (preset && !(await this.accounts.findKeyByHash(hashApiKey(preset)))) {
         this.logger.warn('BOOTSTRAP_API_KEY is not registered: it is only used when the database is empty.');
       }
-      return;
-    }
-    const { account, keyId, apiKey } = await this.service.createAccount('default', preset, 'bootstrap');
+    };
+    if ((await this.accounts.countAccounts()) > 0) return exists();
+    // Checked again where it is written: another process may have made it since.
+    const first = await this.service.createFirstAccount('default', preset, 'bootstrap');
+    if (first === null) return exists();
+    const { account, keyId, apiKey } = first;
     if (preset) {
       this.logger.log(
         `Created account "default" (${account.id}) with the key from BOOTSTRAP_API_KEY, key id ${keyId} ` +
