@@ -17,7 +17,6 @@ import {
   unixOfWallTime,
   wallTime,
   WEEKDAYS,
-  zonedDateTime,
   type MaintenanceWindow,
   type Occurrence,
   type Repeat,
@@ -313,7 +312,7 @@ function NextStart({ at, timezone }: { at: number; timezone: string }) {
     <>
       Next start:{' '}
       <time dateTime={new Date(at * 1000).toISOString()} title={utcTime(at)}>
-        {zonedDateTime(at, zone)}
+        {occurrenceText({ starts_at: at, ends_at: at }, zone).start}
       </time>{' '}
       ({zone}).
     </>
