@@ -42,7 +42,7 @@ function authorization(): string {
   users: [
     {
       user: coordinator
-      password: ${PASSWORD}
+      password: "${PASSWORD}"
       permissions: {
         publish: { allow: ["picket.probe.>", "${subjects.privateProbe('*', '*')}"] }
         subscribe: { allow: ["${subjects.heartbeat}", "${subjects.privateHeartbeats}", "_INBOX.>"] }
@@ -50,7 +50,7 @@ function authorization(): string {
     }
     {
       user: office-a
-      password: ${PASSWORD}
+      password: "${PASSWORD}"
       permissions: {
         publish: { allow: ["${own.beat}"] }
         subscribe: { allow: ["${own.probe} ${PROBE_QUEUE_GROUP}"] }
