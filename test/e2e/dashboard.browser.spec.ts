@@ -1376,7 +1376,15 @@ describe('dashboard', () => {
         });
         await page.goto(`${checked.baseUrl}/`);
         const row = page.locator('li', { hasText: 'Live target' });
-        await row.getByText('Up', { exact: true }).waitFor({ timeout: 30_000 });
+        await row
+          .getByText('Up', { exact: true })
+          .waitFor({ timeout: 30_000 })
+          .catch(async (error: unknown) => {
+            // Say what the API and the page held then, so a failure tells where it stopped.
+            const held = await context.request.get(`${checked.baseUrl}/api/monitors/${id}`);
+            const rowText = await row.textContent({ timeout: 1000 }).catch(() => null);
+            throw new Error(`${String(error)}\nAPI: ${await held.text()}\nrow: ${String(rowText)}`);
+          });
 
         await target.stop();
         const api = context.request;

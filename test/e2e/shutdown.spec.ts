@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient } from '../support/api-client.js';
@@ -18,7 +19,8 @@ const SLACK_MS = 4_000;
 /**
  * An embedded-mode coordinator stopped while a check hangs on a silent target: it waits the
  * documented grace for running checks once, not once for the dispatch and again for the
- * executor, and exits cleanly.
+ * executor, and exits cleanly. A connection opened ahead of need and never used (as browsers
+ * do) does not hold the exit either (docs/decisions/0036-connection-drain.md).
  */
 describe('stopping an embedded coordinator with a check in flight', () => {
   const dir = mkdtempSync(join(tmpdir(), 'picket-shutdown-'));
@@ -62,6 +64,9 @@ describe('stopping an embedded coordinator with a check in flight', () => {
       timeout: 30,
     });
     await waitFor('a check in flight', () => Promise.resolve(held.length > 0 ? true : undefined), 60_000);
+    const preconnected = connect(port, '127.0.0.1');
+    held.push(preconnected);
+    await once(preconnected, 'connect');
     const started = Date.now();
     const code = await coordinator.kill('SIGTERM');
     const took = Date.now() - started;

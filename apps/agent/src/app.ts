@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { NatsLink } from '#runtime';
+import { drainConnectionsOnClose, type NatsLink } from '#runtime';
 import type { NatsLinkServer } from '#runtime/nats-server';
 import { AgentModule } from './agent.module.js';
 import type { AgentConfig } from './config.js';
@@ -29,6 +29,7 @@ export async function createAgentApp(
     new FastifyAdapter({ logger: false }),
     { logger: options.logger ?? createAgentLogger(config), abortOnError: false },
   );
+  drainConnectionsOnClose(app.getHttpAdapter().getInstance());
   app.connectMicroservice({ strategy: app.get<NatsLinkServer>(PROBE_SERVER) }, { inheritAppConfig: true });
   await app.init();
   await app.startAllMicroservices();

@@ -16,3 +16,4 @@ export * from './readiness.js';
 export * from './within.js';
 export * from './command-line.js';
 export * from './interner.js';
+export * from './connection-drain.js';

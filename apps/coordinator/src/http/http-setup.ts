@@ -1,6 +1,7 @@
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { SecureContextOptions } from 'node:tls';
+import { drainConnectionsOnClose } from '#runtime';
 import { corsHeaders, corsPolicyOf, isPreflight, preflightHeaders } from './cors.js';
 import {
   answerClientError,
@@ -103,6 +104,7 @@ export interface HttpEdgeOptions {
  */
 export function configureHttp(app: NestFastifyApplication, options: HttpEdgeOptions): void {
   const fastify = app.getHttpAdapter().getInstance();
+  drainConnectionsOnClose(fastify);
   const routes = new RouteTable();
   fastify.addHook('onRoute', (route) => {
     routes.add(route.method, route.url);
