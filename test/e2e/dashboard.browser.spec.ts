@@ -689,6 +689,12 @@ describe('dashboard', () => {
         );
         await expect(page.getByLabel('Starts').inputValue()).resolves.toMatch(new RegExp(`T${nyWall}$`));
         await page.screenshot({ path: `${ARTIFACTS}maintenance-edit-other-zone.png` });
+        await page.emulateMedia({ colorScheme: 'dark' });
+        await page.setViewportSize({ width: 390, height: 844 });
+        await said.waitFor();
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-edit-other-zone-phone-dark.png` });
+        await page.emulateMedia({ colorScheme: 'light' });
+        await page.setViewportSize({ width: 1280, height: 720 });
 
         // The API's refusal of a raw rule, under its field.
         await page.goto(`${c.baseUrl}/maintenance/new`);

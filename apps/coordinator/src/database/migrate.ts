@@ -36,9 +36,10 @@ async function retryWhileBusy<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Runs a short check-then-write (first-start bootstrap) while no other process runs it:
- * under PostgreSQL's advisory lock, or on SQLite again when another process won the write
- * lock first (its transaction then fails with SQLITE_BUSY and the retry sees the result).
+ * Runs a short check-then-write (first-start bootstrap) while no other process runs it on
+ * PostgreSQL (an advisory lock). On SQLite it only runs `fn` again when the database was busy:
+ * another process can still pass the same check at the same time, so `fn` must check again where
+ * it writes (inside its write transaction, or by an insert that ignores a conflict).
  */
 export async function exclusively<T>(dataSource: DataSource, fn: () => Promise<T>): Promise<T> {
   return dataSource.options.type === 'postgres' ? withAdvisoryLock(dataSource, fn) : retryWhileBusy(fn);

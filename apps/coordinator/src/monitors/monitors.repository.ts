@@ -122,12 +122,13 @@ export class MonitorsRepository {
    * the writing transaction, whoever writes (docs/decisions/0035-monitor-counts-and-page-from-either-end.md).
    */
   async countOfAccount(m: EntityManager, accountId: string): Promise<number> {
-    const placeholder = this.db.dialect === 'postgres' ? '$1' : '?';
-    const rows = await m.query<{ monitors: number | string }[]>(
-      `SELECT "monitors" FROM "monitor_counts" WHERE "account_id" = ${placeholder}`,
-      [accountId],
-    );
-    return Number(rows[0]?.monitors ?? 0);
+    const row = await m
+      .createQueryBuilder()
+      .select('c.monitors', 'monitors')
+      .from('monitor_counts', 'c')
+      .where('c.account_id = :accountId', { accountId })
+      .getRawOne<{ monitors: number | string }>();
+    return Number(row?.monitors ?? 0);
   }
 
   async findOne(accountId: string, id: string): Promise<MonitorRecord | null> {
@@ -249,19 +250,14 @@ export class MonitorsRepository {
    * made a transient peak of several hundred MB that the heap kept afterwards.
    */
   async *pagesOfAll(pageSize = MONITORS_PER_PAGE): AsyncGenerator<MonitorEntity[]> {
-    let after = '';
-    for (;;) {
-      const page = await this.db.manager
+    yield* this.keysetPages(pageSize, (after) =>
+      this.db.manager
         .createQueryBuilder(MonitorEntity, 'm')
         .where('m.id > :after', { after })
         .orderBy('m.id', 'ASC')
         .limit(pageSize)
-        .getMany();
-      if (page.length === 0) return;
-      yield page;
-      after = page.at(-1)!.id;
-      if (page.length < pageSize) return;
-    }
+        .getMany(),
+    );
   }
 
   /** The newest `last_status_change` of an account's monitors (null without monitors): what a live stream's `ready` says. */
@@ -311,24 +307,37 @@ export class MonitorsRepository {
 
   /**
    * The id and updated_at of every monitor, enough to tell which ones changed (see
-   * MonitorRoster.resync), a page at a time in id order; the event loop gets a turn between pages,
-   * so reading 100,000 of them never holds it for long (SQLite reads synchronously).
+   * MonitorRoster.resync), a page at a time (keysetPages).
    */
   async *versionPages(pageSize = VERSIONS_PER_PAGE): AsyncGenerator<Map<string, number>> {
-    let after = '';
-    for (;;) {
-      const rows = await this.db.manager
+    const pages = this.keysetPages(pageSize, (after) =>
+      this.db.manager
         .createQueryBuilder(MonitorEntity, 'm')
         .select('m.id', 'id')
         .addSelect('m.updated_at', 'updated_at')
         .where('m.id > :after', { after })
         .orderBy('m.id', 'ASC')
         .limit(pageSize)
-        .getRawMany<{ id: string; updated_at: string | number }>();
-      if (rows.length === 0) return;
-      yield new Map(rows.map((row) => [row.id, Number(row.updated_at)]));
-      if (rows.length < pageSize) return;
-      after = rows.at(-1)!.id;
+        .getRawMany<{ id: string; updated_at: string | number }>(),
+    );
+    for await (const rows of pages) yield new Map(rows.map((row) => [row.id, Number(row.updated_at)]));
+  }
+
+  /**
+   * Rows of every monitor a page at a time in id order (`read` gives the page after an id), the
+   * event loop served between pages: 100,000 monitors are read without holding it for long
+   * (SQLite reads synchronously).
+   */
+  private async *keysetPages<T extends { id: string }>(
+    pageSize: number,
+    read: (after: string) => Promise<T[]>,
+  ): AsyncGenerator<T[]> {
+    for (let after = ''; ;) {
+      const page = await read(after);
+      if (page.length === 0) return;
+      yield page;
+      if (page.length < pageSize) return;
+      after = page.at(-1)!.id;
       await yieldToEventLoop();
     }
   }

@@ -21,8 +21,16 @@ export async function loadOrCreateVapidKeys(
   return exclusively(dataSource, async () => {
     const stored = await dataSource.manager.findOneBy(ServerSettingEntity, { key: VAPID_KEY });
     if (stored) return JSON.parse(stored.value) as StoredVapidKeys;
-    const keys = generate();
-    await dataSource.manager.insert(ServerSettingEntity, { key: VAPID_KEY, value: JSON.stringify(keys) });
-    return keys;
+    // Another process may have stored a pair since the read (SQLite: exclusively only retries a
+    // busy database): the first pair stored wins, and everyone reads it back.
+    await dataSource
+      .createQueryBuilder()
+      .insert()
+      .into(ServerSettingEntity)
+      .values({ key: VAPID_KEY, value: JSON.stringify(generate()) })
+      .orIgnore()
+      .execute();
+    const kept = await dataSource.manager.findOneByOrFail(ServerSettingEntity, { key: VAPID_KEY });
+    return JSON.parse(kept.value) as StoredVapidKeys;
   });
 }

@@ -183,24 +183,27 @@ export function displayZone(zone: string): string {
   }
 }
 
+/** An instant in words in `timeZone`, with the weekday: `Sun, 28 Mar 2027, 03:00`. */
+export function zonedDateTime(unix: number, timeZone: string): string {
+  const p = timeParts(unix, {
+    timeZone,
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
+  return `${p.weekday}, ${p.day} ${p.month} ${p.year}, ${p.hour}:${p.minute}`;
+}
+
 /**
- * An occurrence in words, in `timeZone`: its start with the weekday (`Sun, 28 Mar 2027, 03:00`)
- * and its end, the time alone when it ends on the same local day.
+ * An occurrence in words, in `timeZone`: its start (zonedDateTime) and its end, the time alone
+ * when it ends on the same local day.
  */
 export function occurrenceText(o: Occurrence, timeZone: string): { start: string; end: string } {
-  const full = (unix: number) => {
-    const p = timeParts(unix, {
-      timeZone,
-      weekday: 'short',
-      day: 'numeric',
-      month: 'short',
-      year: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    return `${p.weekday}, ${p.day} ${p.month} ${p.year}, ${p.hour}:${p.minute}`;
-  };
+  const full = (unix: number) => zonedDateTime(unix, timeZone);
   const sameDay = wallTime(o.starts_at, timeZone).slice(0, 10) === wallTime(o.ends_at, timeZone).slice(0, 10);
   return { start: full(o.starts_at), end: sameDay ? wallTime(o.ends_at, timeZone).slice(11) : full(o.ends_at) };
 }

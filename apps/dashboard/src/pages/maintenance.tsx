@@ -17,6 +17,7 @@ import {
   unixOfWallTime,
   wallTime,
   WEEKDAYS,
+  zonedDateTime,
   type MaintenanceWindow,
   type Occurrence,
   type Repeat,
@@ -312,7 +313,7 @@ function NextStart({ at, timezone }: { at: number; timezone: string }) {
     <>
       Next start:{' '}
       <time dateTime={new Date(at * 1000).toISOString()} title={utcTime(at)}>
-        {occurrenceText({ starts_at: at, ends_at: at }, zone).start}
+        {zonedDateTime(at, zone)}
       </time>{' '}
       ({zone}).
     </>
