@@ -1,12 +1,18 @@
-/** What the queue orders by: due time first, then insertion order (seq). */
+/** What the queue orders by: due time first, then `seq` (the scheduler's planning order). */
 export interface Queued {
   readonly due: number;
   readonly seq: number;
+  /** The item's place in the queue, kept by the queue; -1 while it is not in one. */
+  position: number;
 }
 
-/** A binary min-heap keyed by (due, seq): O(log n) push and pop, O(1) peek, O(n) retain. */
+/**
+ * A binary min-heap keyed by (due, seq) whose items know their place: O(log n) push, pop,
+ * remove and re-key (`update`), O(1) peek. An item is in at most one queue at a time, and its
+ * key changes only while it is out of the queue or through `update`.
+ */
 export class PriorityQueue<T extends Queued> {
-  private items: T[] = [];
+  private readonly items: T[] = [];
 
   get size(): number {
     return this.items.length;
@@ -16,59 +22,85 @@ export class PriorityQueue<T extends Queued> {
     return this.items[0];
   }
 
+  /** Whether the item is in this queue. */
+  has(item: T): boolean {
+    return item.position >= 0 && this.items[item.position] === item;
+  }
+
   push(item: T): void {
+    if (this.has(item)) throw new Error('the item is already queued');
+    item.position = this.items.length;
     this.items.push(item);
-    this.siftUp(this.items.length - 1);
+    this.siftUp(item.position);
   }
 
   pop(): T | undefined {
-    const items = this.items;
-    const top = items[0];
-    const last = items.pop();
-    if (top !== undefined && last !== undefined && items.length > 0) {
-      items[0] = last;
-      this.siftDown(0);
-    }
+    const top = this.items[0];
+    if (top !== undefined) this.removeAt(0);
     return top;
   }
 
-  /** Keeps only the items `keep` accepts, then restores the heap in O(n). */
-  retain(keep: (item: T) => boolean): void {
-    this.items = this.items.filter(keep);
-    for (let i = (this.items.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+  /** Takes the item out; false when it was not queued. */
+  remove(item: T): boolean {
+    if (!this.has(item)) return false;
+    this.removeAt(item.position);
+    return true;
   }
 
-  private siftUp(start: number): void {
+  /** Puts a queued item whose key has just changed back in order. */
+  update(item: T): void {
+    if (!this.has(item)) throw new Error('the item is not queued');
+    this.siftDown(this.siftUp(item.position));
+  }
+
+  private removeAt(index: number): void {
     const items = this.items;
-    const item = items[start] as T;
+    const gone = items[index]!;
+    const last = items.pop()!;
+    gone.position = -1;
+    if (last === gone) return;
+    items[index] = last;
+    last.position = index;
+    this.siftDown(this.siftUp(index));
+  }
+
+  /** Moves the item at `start` up to its place; returns that place. */
+  private siftUp(start: number): number {
+    const items = this.items;
+    const item = items[start]!;
     let i = start;
     while (i > 0) {
       const parentIndex = (i - 1) >> 1;
-      const parent = items[parentIndex] as T;
+      const parent = items[parentIndex]!;
       if (!before(item, parent)) break;
       items[i] = parent;
+      parent.position = i;
       i = parentIndex;
     }
     items[i] = item;
+    item.position = i;
+    return i;
   }
 
   private siftDown(start: number): void {
     const items = this.items;
     const length = items.length;
-    const item = items[start] as T;
+    const item = items[start]!;
     let i = start;
     for (;;) {
       const left = 2 * i + 1;
       if (left >= length) break;
       const right = left + 1;
       let child = left;
-      if (right < length && before(items[right] as T, items[left] as T)) child = right;
-      const smallest = items[child] as T;
+      if (right < length && before(items[right]!, items[left]!)) child = right;
+      const smallest = items[child]!;
       if (!before(smallest, item)) break;
       items[i] = smallest;
+      smallest.position = i;
       i = child;
     }
     items[i] = item;
+    item.position = i;
   }
 }
 

@@ -377,17 +377,26 @@ describe('Scheduler', () => {
     expect(fired).toHaveLength(2);
   });
 
-  it('compacts superseded queue items', () => {
+  it('holds exactly the planned checks: re-planned and removed monitors leave nothing behind', () => {
     const s = scheduler();
     const ids = randomIds(3000, 9);
-    for (const id of ids) s.upsert({ monitorId: id, intervalSeconds: 60, regions: [A] });
+    for (const id of ids) s.upsert({ monitorId: id, intervalSeconds: 60, regions: [A, B] });
+    for (const id of ids.slice(2000)) expect(s.confirmNow(id, 0)).toBe(true);
+    for (const id of ids.slice(0, 2800)) s.upsert({ monitorId: id, intervalSeconds: 30, regions: [A, B] });
+    // One region fewer: the confirmations planned for B (index 1) go with it.
+    for (const id of ids.slice(2900)) s.upsert({ monitorId: id, intervalSeconds: 60, regions: [A] });
     for (const id of ids.slice(0, 2500)) s.remove(id);
     expect(s.size).toBe(500);
-    expect(s.queueLength).toBeLessThanOrEqual(1500);
+    // 500 regular slots, and the confirmations of ids 2500–2899 (their region B stayed).
+    expect(s.queueLength).toBe(900);
+    for (const id of ids.slice(2500, 2900)) expect(s.upcoming(id)?.confirmation?.regionIndex).toBe(1);
+    for (const id of ids.slice(2900)) expect(s.upcoming(id)?.confirmation).toBeNull();
     s.start();
     timers.advance(60_000);
-    expect(fired).toHaveLength(500);
+    // The confirmations fired, then each monitor's regular slots; nothing of a removed monitor.
+    expect(fired.filter((f) => f.confirmation)).toHaveLength(400);
     expect(new Set(fired.map((f) => f.monitorId))).toEqual(new Set(ids.slice(2500)));
+    expect(s.queueLength).toBe(500);
   });
 
   it('refuses entries it cannot plan', () => {
