@@ -18,7 +18,7 @@ import { CheckResultEntity, CheckRollupEntity } from './check-result.entity.js';
 import { CheckResultsRepository } from './check-results.repository.js';
 import { bucketOf } from './histogram.js';
 import { ResultsRetention } from './results-retention.js';
-import { RESULTS_BATCH_SIZE, ResultsWriter } from './results-writer.js';
+import { RESULTS_BATCH_SIZE, ResultsWriter, SQLITE_RESULTS_BATCH_SIZE } from './results-writer.js';
 import { dayOf, SECONDS_PER_DAY, uptimePercent } from './stats.js';
 
 const ACCOUNT = 'a'.repeat(24);
@@ -63,14 +63,16 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
   const rollup = (monitorId: string, day: number, region: RegionId) =>
     ds.manager.findOneBy(CheckRollupEntity, { monitorId, day, region });
 
-  it('writes in batches of at most RESULTS_BATCH_SIZE, one transaction each, and empties the buffer', async () => {
+  it('writes in batches of at most batchSize (smaller on SQLite), one transaction each, and empties the buffer', async () => {
     const writeBatch = jest.spyOn(repository, 'writeBatch');
-    const total = 2 * RESULTS_BATCH_SIZE + 200;
+    const size = repository.batchSize;
+    expect(size).toBe(kind.name === 'sqlite' ? SQLITE_RESULTS_BATCH_SIZE : RESULTS_BATCH_SIZE);
+    const total = 2 * size + 100;
     const regions: RegionId[] = ['eu-west-1', 'us-east-1', 'ap-east-1'];
     for (let i = 0; i < total; i++) writer.add(probeResult(MONITOR, regions[i % 3]!, 'up', 100 + (i % 7)));
     // Reaching the batch size started a flush already; this one waits for it and writes the rest.
     await writer.flush();
-    expect(writeBatch.mock.calls.map(([rows]) => rows.length)).toEqual([RESULTS_BATCH_SIZE, RESULTS_BATCH_SIZE, 200]);
+    expect(writeBatch.mock.calls.map(([rows]) => rows.length)).toEqual([size, size, 100]);
     expect(writer.pending).toBe(0);
     expect(await ds.manager.count(CheckResultEntity)).toBe(total);
     const rollups = await ds.manager.findBy(CheckRollupEntity, { monitorId: MONITOR });
@@ -292,12 +294,13 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
     });
 
     it('is written by one statement per batch, in the batch’s transaction', async () => {
-      const ids = Array.from({ length: 40 }, (_, i) => i.toString(16).padStart(24, 'e'));
+      const ids = Array.from({ length: 30 }, (_, i) => i.toString(16).padStart(24, 'e'));
       for (const id of ids) await insertMonitor(ds, id);
       const query = jest.spyOn(EntityManager.prototype, 'query');
       try {
+        // 120 results: one batch on either database.
         ids.forEach((id, i) => {
-          for (let k = 0; k < 10; k++) {
+          for (let k = 0; k < 4; k++) {
             writer.add(probeResult(id, 'eu-west-1', k % 3 === 0 ? 'unknown' : 'up', 10), NOW_S - 100 + i + k);
           }
         });
@@ -307,8 +310,8 @@ describe.each(testDatabases())('check history storage on $name', (kind) => {
       } finally {
         query.mockRestore();
       }
-      // k = 9 is UNKNOWN (9 % 3 = 0): the newest decided result of monitor i is at k = 8.
-      for (const [i, id] of ids.entries()) expect(await lastCheckedAt(id)).toBe(NOW_S - 100 + i + 8);
+      // k = 3 is UNKNOWN (3 % 3 = 0): the newest decided result of monitor i is at k = 2.
+      for (const [i, id] of ids.entries()) expect(await lastCheckedAt(id)).toBe(NOW_S - 100 + i + 2);
     });
 
     it('rolls back with the batch', async () => {

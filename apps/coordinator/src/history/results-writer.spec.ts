@@ -12,6 +12,7 @@ const NOW = Date.UTC(2026, 2, 10, 12, 0, 0);
 
 /** A repository that records batches and fails as told. */
 class FakeRepository {
+  readonly batchSize = RESULTS_BATCH_SIZE;
   batches: NewCheckResult[][] = [];
   rollupFromDays: number[] = [];
   failures: Error[] = [];

@@ -6,9 +6,9 @@ import { isDependencyOutage } from '../http/error.filter.js';
 import { CheckResultsRepository, type NewCheckResult } from './check-results.repository.js';
 import { dayOf, SECONDS_PER_DAY } from './stats.js';
 
-/** A flush starts as soon as this many results wait … */
-export const RESULTS_BATCH_SIZE = 500;
-/** … or this long after the first of them arrived, whichever comes first. */
+export { RESULTS_BATCH_SIZE, SQLITE_RESULTS_BATCH_SIZE } from './check-results.repository.js';
+
+/** A flush starts as soon as CheckResultsRepository.batchSize results wait, or this long after the first of them arrived. */
 export const RESULTS_FLUSH_INTERVAL_MS = 1_000;
 
 /**
@@ -30,7 +30,7 @@ function storedTimings(timings: ProbeTimings): ProbeTimings {
 
 /**
  * Stores check results in batches. `add` only buffers; a flush writes up to
- * RESULTS_BATCH_SIZE rows per transaction (insert-or-ignore on the check, then the inserted
+ * the repository's batchSize rows per transaction (insert-or-ignore on the check, then the inserted
  * rows added to their roll-ups, see CheckResultsRepository.writeBatch). Flushes run one at a time.
  *
  * - The flush timer is unref'd: it never keeps the process alive.
@@ -112,7 +112,7 @@ export class ResultsWriter implements BeforeApplicationShutdown {
       inMaintenance,
     });
     this.trimBuffer();
-    if (this.buffer.length < RESULTS_BATCH_SIZE && !this.stopped) this.schedule();
+    if (this.buffer.length < this.results.batchSize && !this.stopped) this.schedule();
     else if (!this.flushQueued) {
       this.flushQueued = true;
       this.flushInBackground();
@@ -129,7 +129,7 @@ export class ResultsWriter implements BeforeApplicationShutdown {
       this.flushQueued = false;
       try {
         while (this.buffer.length > 0) {
-          const batch = this.buffer.splice(0, RESULTS_BATCH_SIZE);
+          const batch = this.buffer.splice(0, this.results.batchSize);
           await this.write(batch);
         }
       } finally {
