@@ -694,7 +694,13 @@ describe('dashboard', () => {
         await said.waitFor();
         await page.screenshot({ path: `${ARTIFACTS}maintenance-edit-other-zone-phone-dark.png` });
         await page.emulateMedia({ colorScheme: 'light' });
+        await said.waitFor();
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-edit-other-zone-phone.png` });
         await page.setViewportSize({ width: 1280, height: 720 });
+        await page.emulateMedia({ colorScheme: 'dark' });
+        await said.waitFor();
+        await page.screenshot({ path: `${ARTIFACTS}maintenance-edit-other-zone-dark.png` });
+        await page.emulateMedia({ colorScheme: 'light' });
 
         // The API's refusal of a raw rule, under its field.
         await page.goto(`${c.baseUrl}/maintenance/new`);

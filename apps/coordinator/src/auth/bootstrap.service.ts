@@ -64,15 +64,15 @@ export class BootstrapService implements OnApplicationBootstrap {
 
   private async firstAccount(): Promise<void> {
     const preset = this.config.BOOTSTRAP_API_KEY;
-    const exists = async () => {
+    const warnIfPresetUnused = async () => {
       if (preset && !(await this.accounts.findKeyByHash(hashApiKey(preset)))) {
         this.logger.warn('BOOTSTRAP_API_KEY is not registered: it is only used when the database is empty.');
       }
     };
-    if ((await this.accounts.countAccounts()) > 0) return exists();
+    if ((await this.accounts.countAccounts()) > 0) return warnIfPresetUnused();
     // Checked again where it is written: another process may have made it since.
     const first = await this.service.createFirstAccount('default', preset, 'bootstrap');
-    if (first === null) return exists();
+    if (first === null) return warnIfPresetUnused();
     const { account, keyId, apiKey } = first;
     if (preset) {
       this.logger.log(

@@ -3,13 +3,12 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { ManualClock } from '#runtime';
+import { OpenedDataSources } from '../../../../test/support/data-sources.js';
 import { testDatabases, type TestDatabase } from '../../../../test/support/databases.js';
 import { AccountEntity } from '../auth/account.entity.js';
 import { loadCoordinatorConfig } from '../config.js';
-import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
 import { Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
-import { ENTITIES } from '../entities.js';
 import { CheckResultEntity } from './check-result.entity.js';
 import {
   DEFAULT_PARTITION,
@@ -87,12 +86,11 @@ async function partitionOf(ds: DataSource, scheduledAt: number): Promise<string>
 
 describe.each(testDatabases())('check history by day on $name', (kind) => {
   let db: TestDatabase;
-  const sources: DataSource[] = [];
+  const sources = new OpenedDataSources();
   beforeAll(() => Logger.overrideLogger(false));
 
   async function connect(): Promise<{ ds: DataSource; repository: CheckResultsRepository }> {
-    const ds = await openDataSource(parseDatabaseUrl(db.url)!, ENTITIES);
-    sources.push(ds);
+    const ds = await sources.open(db.url);
     return { ds, repository: new CheckResultsRepository(new Database(ds)) };
   }
 
@@ -105,7 +103,7 @@ describe.each(testDatabases())('check history by day on $name', (kind) => {
   }
 
   afterEach(async () => {
-    for (const ds of sources.splice(0)) if (ds.isInitialized) await ds.destroy();
+    await sources.closeAll();
     await db.drop();
   });
 
@@ -251,23 +249,22 @@ const SHARED = testDatabases().filter((kind) => kind.name === 'postgres');
 if (SHARED.length > 0) {
   describe.each(SHARED)('check_results partitions on $name', (kind) => {
     let db: TestDatabase;
-    const sources: DataSource[] = [];
+    const sources = new OpenedDataSources();
     beforeAll(() => Logger.overrideLogger(false));
     afterEach(async () => {
-      for (const ds of sources.splice(0)) if (ds.isInitialized) await ds.destroy();
+      await sources.closeAll();
       await db.drop();
     });
 
     async function replica(): Promise<CheckResultsRepository> {
-      const ds = await openDataSource(parseDatabaseUrl(db.url)!, ENTITIES);
-      sources.push(ds);
+      const ds = await sources.open(db.url);
       return new CheckResultsRepository(new Database(ds));
     }
 
     it('the retention job makes the partitions of today and the days ahead, by its clock', async () => {
       db = await kind.create();
       const repository = await replica();
-      await migrate(sources[0]!);
+      await migrate(sources.all[0]!);
       const clock = new ManualClock(NOW);
       const retention = new ResultsRetention(repository, clock, loadCoordinatorConfig({}));
       const ahead = (from: number, days: number) => Array.from({ length: days }, (_, i) => partitionName(from + i));
@@ -287,7 +284,7 @@ if (SHARED.length > 0) {
     it('two replicas making the same partitions at once make each once, and both succeed', async () => {
       db = await kind.create();
       const [a, b] = [await replica(), await replica()];
-      await migrate(sources[0]!);
+      await migrate(sources.all[0]!);
       const [fromA, fromB] = await Promise.all([
         a.ensurePartitions(TODAY, TODAY + 6),
         b.ensurePartitions(TODAY, TODAY + 6),

@@ -15,10 +15,10 @@ import { migrate } from '../database/migrate.js';
 import { MonitorEntity } from '../monitors/monitor.entity.js';
 import { insertMonitorRow } from '../../../../test/support/monitor-rows.js';
 import { CheckResultEntity, CheckRollupEntity } from './check-result.entity.js';
-import { CheckResultsRepository } from './check-results.repository.js';
+import { CheckResultsRepository, RESULTS_BATCH_SIZE, SQLITE_RESULTS_BATCH_SIZE } from './check-results.repository.js';
 import { bucketOf } from './histogram.js';
 import { ResultsRetention } from './results-retention.js';
-import { RESULTS_BATCH_SIZE, ResultsWriter, SQLITE_RESULTS_BATCH_SIZE } from './results-writer.js';
+import { ResultsWriter } from './results-writer.js';
 import { dayOf, SECONDS_PER_DAY, uptimePercent } from './stats.js';
 
 const ACCOUNT = 'a'.repeat(24);

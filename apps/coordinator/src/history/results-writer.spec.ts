@@ -3,8 +3,8 @@ import { Logger } from '@nestjs/common';
 import { ManualClock } from '#runtime';
 import { probeResult } from '../../../../test/support/check-results.js';
 import { loadCoordinatorConfig } from '../config.js';
-import type { CheckResultsRepository, NewCheckResult } from './check-results.repository.js';
-import { LATE_AFTER_SECONDS, RESULTS_BATCH_SIZE, RESULTS_FLUSH_INTERVAL_MS, ResultsWriter } from './results-writer.js';
+import { RESULTS_BATCH_SIZE, type CheckResultsRepository, type NewCheckResult } from './check-results.repository.js';
+import { LATE_AFTER_SECONDS, RESULTS_FLUSH_INTERVAL_MS, ResultsWriter } from './results-writer.js';
 import { dayOf, SECONDS_PER_DAY } from './stats.js';
 
 const MONITOR = 'b'.repeat(24);

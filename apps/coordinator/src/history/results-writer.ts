@@ -6,8 +6,6 @@ import { isDependencyOutage } from '../http/error.filter.js';
 import { CheckResultsRepository, type NewCheckResult } from './check-results.repository.js';
 import { dayOf, SECONDS_PER_DAY } from './stats.js';
 
-export { RESULTS_BATCH_SIZE, SQLITE_RESULTS_BATCH_SIZE } from './check-results.repository.js';
-
 /** A flush starts as soon as CheckResultsRepository.batchSize results wait, or this long after the first of them arrived. */
 export const RESULTS_FLUSH_INTERVAL_MS = 1_000;
 

@@ -1,14 +1,13 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { OpenedDataSources } from '../../../../test/support/data-sources.js';
 import { testDatabases, type TestDatabase } from '../../../../test/support/databases.js';
 import { insertMonitorRow } from '../../../../test/support/monitor-rows.js';
 import { undoThrough } from '../../../../test/support/migrations.js';
 import { AccountEntity } from '../auth/account.entity.js';
-import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
 import { Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
-import { ENTITIES } from '../entities.js';
 import { MonitorEntity } from './monitor.entity.js';
 import { MonitorsRepository } from './monitors.repository.js';
 
@@ -26,12 +25,11 @@ const id = (n: number) => n.toString(16).padStart(24, '0');
 
 describe.each(testDatabases())('monitor counts on $name', (kind) => {
   let db: TestDatabase;
-  const sources: DataSource[] = [];
+  const sources = new OpenedDataSources();
   beforeAll(() => Logger.overrideLogger(false));
 
   async function connect(): Promise<{ ds: DataSource; repository: MonitorsRepository }> {
-    const ds = await openDataSource(parseDatabaseUrl(db.url)!, ENTITIES);
-    sources.push(ds);
+    const ds = await sources.open(db.url);
     return { ds, repository: new MonitorsRepository(new Database(ds)) };
   }
 
@@ -58,7 +56,7 @@ describe.each(testDatabases())('monitor counts on $name', (kind) => {
   }
 
   afterEach(async () => {
-    for (const ds of sources.splice(0)) if (ds.isInitialized) await ds.destroy();
+    await sources.closeAll();
     await db.drop();
   });
 

@@ -1,26 +1,24 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { OpenedDataSources } from '../../../../test/support/data-sources.js';
 import { testDatabases, type TestDatabase } from '../../../../test/support/databases.js';
-import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
 import { migrate } from '../database/migrate.js';
-import { ENTITIES } from '../entities.js';
 import { loadOrCreateVapidKeys } from './vapid-keys.js';
 
 /** The deployment's VAPID pair: made once, whoever starts first, even two servers at once. */
 describe.each(testDatabases())('VAPID keys on $name', (kind) => {
   let db: TestDatabase;
-  const sources: DataSource[] = [];
+  const sources = new OpenedDataSources();
   beforeAll(() => Logger.overrideLogger(false));
 
   afterEach(async () => {
-    for (const ds of sources.splice(0)) if (ds.isInitialized) await ds.destroy();
+    await sources.closeAll();
     await db.drop();
   });
 
   async function connect(): Promise<DataSource> {
-    const ds = await openDataSource(parseDatabaseUrl(db.url)!, ENTITIES);
-    sources.push(ds);
+    const ds = await sources.open(db.url);
     return ds;
   }
 

@@ -81,17 +81,20 @@ class MonitorPlan implements Queued, RotationPlan {
   due = 0;
   seq = 0;
   regionIndex = 0;
-  intervalSeconds = 0;
   regions: readonly MonitorRegionId[] = [];
   phaseMs = 0;
   intervalMs = 0;
-  regionCount = 0;
   /** The pending confirmation check, at most one. */
   confirmation: Confirmation | null = null;
   /** scheduledAt of the newest confirmation issued, so the next one is strictly later. */
   lastConfirmationAt = Number.NEGATIVE_INFINITY;
 
   constructor(readonly monitorId: string) {}
+
+  /** The rotation's n: the monitor's regions. */
+  get regionCount(): number {
+    return this.regions.length;
+  }
 }
 
 type QueueItem = MonitorPlan | Confirmation;
@@ -175,7 +178,7 @@ export class Scheduler {
     if (entry.regions.length === 0) throw new RangeError(`monitor ${monitorId} has no regions`);
 
     const existing = this.plans.get(monitorId);
-    if (existing && existing.intervalSeconds === intervalSeconds && sameRegions(existing.regions, entry.regions)) {
+    if (existing && existing.intervalMs === intervalSeconds * 1000 && sameRegions(existing.regions, entry.regions)) {
       return 'unchanged';
     }
     const regions = [...entry.regions];
@@ -192,11 +195,9 @@ export class Scheduler {
         plan.confirmation = null;
       }
     }
-    plan.intervalSeconds = intervalSeconds;
     plan.regions = regions;
     plan.phaseMs = rotation.phaseMs;
     plan.intervalMs = rotation.intervalMs;
-    plan.regionCount = rotation.regionCount;
     this.planNext(plan, slot);
     if (!existing) this.plans.set(monitorId, plan);
     this.arm();
