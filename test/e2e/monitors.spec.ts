@@ -527,6 +527,73 @@ describe.each(testDatabases())('monitors API on $name', (kind) => {
       expect(list.body.data.monitors[0].notification_rules).toEqual(DEFAULTS);
     });
 
+    it('lists every monitor exactly as its own read shows it (every field, every kind)', async () => {
+      // The list reads its rows with its own SQL (docs/decisions/0038-the-monitor-list-in-plain-sql.md);
+      // a single read goes through the ORM. Both must give the same monitor.
+      const { client } = await c.newAccount('list equals read');
+      const first = await createContact(client, 'first');
+      const second = await createContact(client, 'second');
+      tick();
+      const made = [
+        await createMonitor(client, {
+          name: 'Full https',
+          settings: {
+            https: {
+              url: 'https://example.com/health',
+              http_method: 'POST',
+              request_body: '{"a":1}',
+              request_headers: 'X-One: 1\nX-Two: 2',
+              http_statuses: '200-299',
+              response_body: 'ok',
+              check_certificate_expiration: true,
+            },
+          },
+          regions: ['eu-west-1', 'us-east-1'],
+          contacts: [second, first],
+          check_interval: 60,
+          timeout: 10,
+          fail_threshold: 3,
+          notification_rules: {
+            delay_seconds: 120,
+            repeat_interval_seconds: 3600,
+            escalation: [{ after_seconds: 600, contacts: [first] }],
+          },
+        }),
+        await createMonitor(client, { name: `Ping ${GRIN}`, settings: { ping: { url: 'ping://host.example.com' } } }),
+        (
+          await client.post('/api/monitors', {
+            name: 'Heartbeat',
+            settings: { heartbeat: { period: 300, grace: 60 } },
+            contacts: [first],
+          })
+        ).body.data,
+      ];
+      expect(made[2].settings.heartbeat.ping_url).toMatch(/^http/);
+      tick();
+      expect((await client.post(`/api/monitors/${made[1]!.id}/pause`)).status).toBe(200);
+      for (const query of [
+        '',
+        '?order=asc&sort=name',
+        '?active=false',
+        '?monitor_type=heartbeat',
+        '?per_page=1&page=3',
+      ]) {
+        const listed = await client.get(`/api/monitors${query}`);
+        expect(listed.status).toBe(200);
+        expect(listed.body.data.monitors.length).toBeGreaterThan(0);
+        for (const monitor of listed.body.data.monitors) {
+          expect(monitor).toStrictEqual((await client.get(`/api/monitors/${monitor.id}`)).body.data);
+        }
+      }
+      const paused = await client.get('/api/monitors?active=false');
+      expect(paused.body.data.monitors.map((m: { id: string }) => m.id)).toEqual([made[1]!.id]);
+      expect(paused.body.data.pagination.total).toBe(1);
+      const full = (await client.get('/api/monitors?monitor_type=https')).body.data.monitors[0];
+      expect(full.contacts).toEqual([second, first]);
+      expect(full.regions).toEqual(['eu-west-1', 'us-east-1']);
+      expect(full.active).toBe(true);
+    });
+
     it('drops a deleted contact from every escalation step (the step stays)', async () => {
       const client = await account();
       const keep = await createContact(client, 'keep');

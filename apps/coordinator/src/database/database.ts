@@ -80,6 +80,14 @@ export class Database {
     return (this.dataSource.driver as unknown as { databaseConnection: BetterSqlite3.Database }).databaseConnection;
   }
 
+  /**
+   * The `n`th (1-based) bound parameter of a raw statement: `$n` on PostgreSQL, `?` on SQLite,
+   * which binds them in the order they appear (so each is used once, in order).
+   */
+  placeholder(n: number): string {
+    return this.dialect === 'postgres' ? `$${n}` : '?';
+  }
+
   /** A boolean as a query parameter (SQLite binds integers). */
   bool(value: boolean): boolean | number {
     return this.dialect === 'sqlite' ? (value ? 1 : 0) : value;
