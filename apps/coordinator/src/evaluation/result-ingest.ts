@@ -3,7 +3,7 @@ import { isDecided, type ProbeResult } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
 import { ResultsWriter } from '../history/results-writer.js';
 import { MaintenanceCalendar } from '../maintenance/maintenance-calendar.js';
-import type { MonitorEntity } from '../monitors/monitor.entity.js';
+import type { RosterMonitor } from '../scheduling/monitor-roster.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
 import type { DueCheck } from '../scheduling/scheduler.js';
@@ -37,7 +37,7 @@ export class ResultIngest {
    * `result` of the check `due` of `monitor` (as it was when the check was sent). A heartbeat's
    * pings and missed deadlines come here too, with rotation position 0 (heartbeats/).
    */
-  async accept(monitor: MonitorEntity, due: Pick<DueCheck, 'regionIndex'>, result: ProbeResult): Promise<void> {
+  async accept(monitor: RosterMonitor, due: Pick<DueCheck, 'regionIndex'>, result: ProbeResult): Promise<void> {
     this.metrics.recordResult(result, monitor.monitorType);
     const now = Math.floor(this.clock.now() / 1000);
     const cover = this.maintenance.coverOf(monitor.accountId, monitor.id, now);
@@ -51,7 +51,7 @@ export class ResultIngest {
    * taken elsewhere, heartbeats/heartbeat-pings.ts): evidence, last check, evaluation.
    */
   async acceptEvaluated(
-    monitor: MonitorEntity,
+    monitor: RosterMonitor,
     due: Pick<DueCheck, 'regionIndex'>,
     result: ProbeResult,
     cover = this.maintenance.coverOf(monitor.accountId, monitor.id, Math.floor(this.clock.now() / 1000)),

@@ -3,7 +3,7 @@ import type { HeartbeatSettings } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import { ResultIngest } from '../evaluation/result-ingest.js';
-import type { MonitorEntity } from '../monitors/monitor.entity.js';
+import type { RosterMonitor } from '../scheduling/monitor-roster.js';
 import { MonitorsRepository } from '../monitors/monitors.repository.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
 import { TIMERS, type TimerHandle, type Timers } from '../scheduling/timers.js';
@@ -84,7 +84,7 @@ export class HeartbeatWatch implements OnApplicationBootstrap, OnModuleDestroy {
     await Promise.all(late);
   }
 
-  private deadline(monitor: MonitorEntity): number {
+  private deadline(monitor: RosterMonitor): number {
     return deadlineOf(monitor.settings as HeartbeatSettings, monitor.lastCheckedAt, monitor.createdAt);
   }
 

@@ -54,6 +54,39 @@ describe('MonitorRoster', () => {
     expect(roster.stateOf(B)).toBeNull();
   });
 
+  it('keeps its own copy of what checks need, not the entity it was given', () => {
+    const { roster } = rosterWith();
+    const entity = monitorEntity(A, { heartbeatToken: 'secret-token', notificationRules: null, name: 'Shop' });
+    roster.apply({ kind: 'saved', monitor: entity });
+    const kept = roster.get(A)!;
+    expect(kept).not.toBe(entity);
+    expect(Object.keys(kept).sort()).toEqual(
+      [
+        'id',
+        'accountId',
+        'name',
+        'active',
+        'checkInterval',
+        'timeout',
+        'failThreshold',
+        'regions',
+        'monitorType',
+        'settings',
+        'createdAt',
+        'updatedAt',
+        'lastStatus',
+        'lastStatusChange',
+        'lastCheckedAt',
+      ].sort(),
+    );
+    expect(kept).toMatchObject({ id: A, name: 'Shop', regions: entity.regions, settings: entity.settings });
+    // The API's object may change after the notice: the roster does not see it.
+    entity.checkInterval = 1;
+    entity.regions.push('ap-south-1');
+    expect(kept.checkInterval).not.toBe(1);
+    expect(kept.regions).not.toContain('ap-south-1');
+  });
+
   it('never moves the last check back in time', () => {
     const { roster } = rosterWith(monitorEntity(A, { lastCheckedAt: 9_000 }));
     roster.recordChecked(A, 8_000);

@@ -10,7 +10,55 @@ import { effectiveStatus } from '../monitors/monitor-status.js';
 import { MonitorsRepository } from '../monitors/monitors.repository.js';
 
 /** A monitor this replica starts or stops checking. */
-export type RosterChange = { kind: 'tracked'; monitor: MonitorEntity } | { kind: 'untracked'; monitorId: string };
+export type RosterChange = { kind: 'tracked'; monitor: RosterMonitor } | { kind: 'untracked'; monitorId: string };
+
+/**
+ * What the roster keeps of a monitor: what checking, evaluating, counting and logging it read.
+ * Not the heartbeat token or the notification rules (read from the database where needed).
+ * Every field is set in the constructor, in one order, so that V8 lays them out inside the
+ * object: an entity as TypeORM hydrates it keeps most of its fields in a second, out-of-object
+ * array (docs/decisions/0037-steady-state-heap-and-sqlite-batches.md).
+ */
+export class RosterMonitor {
+  readonly id: string;
+  readonly accountId: string;
+  readonly name: string;
+  readonly active: boolean;
+  readonly checkInterval: number;
+  readonly timeout: number;
+  readonly failThreshold: number;
+  readonly regions: MonitorEntity['regions'];
+  readonly monitorType: MonitorEntity['monitorType'];
+  readonly settings: MonitorEntity['settings'];
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Recorded here by the evaluation (recordStatus), not by the API. */
+  lastStatus: MonitorEntity['lastStatus'];
+  lastStatusChange: number;
+  lastCheckedAt: number | null;
+
+  constructor(
+    monitor: Omit<RosterMonitor, 'lastStatus'> & Pick<MonitorEntity, 'lastStatus'>,
+    strings: Interner = new Interner(),
+  ) {
+    this.id = monitor.id;
+    // Each row read brings its own copies of strings most monitors share.
+    this.accountId = strings.intern(monitor.accountId);
+    this.name = monitor.name;
+    this.active = monitor.active;
+    this.checkInterval = monitor.checkInterval;
+    this.timeout = monitor.timeout;
+    this.failThreshold = monitor.failThreshold;
+    this.regions = monitor.regions.map((region) => strings.intern(region));
+    this.monitorType = strings.intern(monitor.monitorType);
+    this.settings = monitor.settings;
+    this.createdAt = monitor.createdAt;
+    this.updatedAt = monitor.updatedAt;
+    this.lastStatus = strings.intern(monitor.lastStatus);
+    this.lastStatusChange = monitor.lastStatusChange;
+    this.lastCheckedAt = monitor.lastCheckedAt;
+  }
+}
 
 /**
  * The monitors this replica checks, as the API last saved them, with their status as this
@@ -21,7 +69,7 @@ export type RosterChange = { kind: 'tracked'; monitor: MonitorEntity } | { kind:
  */
 @Injectable()
 export class MonitorRoster {
-  private readonly monitors = new Map<string, MonitorEntity>();
+  private readonly monitors = new Map<string, RosterMonitor>();
   private readonly listeners: ((change: RosterChange) => void)[] = [];
   private readonly strings = new Interner();
   /** Per resync under way: the monitors a change was applied to since it began. */
@@ -42,7 +90,7 @@ export class MonitorRoster {
     return this.monitors.size;
   }
 
-  get(monitorId: string): MonitorEntity | undefined {
+  get(monitorId: string): RosterMonitor | undefined {
     return this.monitors.get(monitorId);
   }
 
@@ -84,17 +132,14 @@ export class MonitorRoster {
       return;
     }
     const known = this.monitors.get(change.monitor.id);
-    // Status is recorded here, not by the API: keep what is known, take the rest from the change.
-    this.track(
-      known
-        ? {
-            ...change.monitor,
-            lastStatus: known.lastStatus,
-            lastStatusChange: known.lastStatusChange,
-            lastCheckedAt: Math.max(known.lastCheckedAt ?? 0, change.monitor.lastCheckedAt ?? 0) || null,
-          }
-        : change.monitor,
-    );
+    const monitor = new RosterMonitor(change.monitor, this.strings);
+    if (known) {
+      // Status is recorded here, not by the API: keep what is known, take the rest from the change.
+      monitor.lastStatus = known.lastStatus;
+      monitor.lastStatusChange = known.lastStatusChange;
+      monitor.lastCheckedAt = Math.max(known.lastCheckedAt ?? 0, change.monitor.lastCheckedAt ?? 0) || null;
+    }
+    this.track(monitor);
   }
 
   /** Partitions leased to this replica: their monitors are tracked from their stored state. */
@@ -102,7 +147,9 @@ export class MonitorRoster {
     const wanted = new Set(partitions);
     for await (const page of this.repository.pagesOfAll()) {
       for (const monitor of page) {
-        if (wanted.has(partitionOf(monitor.id)) && !this.monitors.has(monitor.id)) this.track(monitor);
+        if (wanted.has(partitionOf(monitor.id)) && !this.monitors.has(monitor.id)) {
+          this.track(new RosterMonitor(monitor, this.strings));
+        }
       }
     }
   }
@@ -166,11 +213,7 @@ export class MonitorRoster {
     return counts;
   }
 
-  private track(monitor: MonitorEntity): void {
-    // Each row read brings its own copies of strings most monitors share.
-    monitor.accountId = this.strings.intern(monitor.accountId);
-    monitor.monitorType = this.strings.intern(monitor.monitorType);
-    monitor.regions = monitor.regions.map((region) => this.strings.intern(region));
+  private track(monitor: RosterMonitor): void {
     this.monitors.set(monitor.id, monitor);
     this.emit({ kind: 'tracked', monitor });
   }
