@@ -1,17 +1,39 @@
-/** A promise-based mutual exclusion lock (FIFO). */
-export class Mutex {
-  private tail: Promise<void> = Promise.resolve();
+/**
+ * At most `limit` sections run at once; the others wait their turn in arrival order (FIFO),
+ * and a section that fails frees its place like one that succeeds.
+ */
+export class Semaphore {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(readonly limit: number) {
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`a semaphore needs a limit of 1 or more, not ${limit}`);
+  }
+
+  /** Sections waiting for a place. */
+  get queued(): number {
+    return this.waiting.length;
+  }
 
   async run<T>(fn: () => Promise<T>): Promise<T> {
-    const previous = this.tail;
-    let release!: () => void;
-    this.tail = new Promise<void>((resolve) => (release = resolve));
-    await previous;
+    if (this.running < this.limit) this.running++;
+    // The place is handed over by the section that leaves (running stays the same).
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
       return await fn();
     } finally {
-      release();
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
     }
+  }
+}
+
+/** A promise-based mutual exclusion lock (FIFO): a semaphore of one. */
+export class Mutex extends Semaphore {
+  constructor() {
+    super(1);
   }
 }
 

@@ -82,15 +82,15 @@ export class LeaseStore {
 
   /**
    * Inside a transaction: whether the lease row of `partition` still names `me` (the fence a
-   * status change passes). On PostgreSQL the row stays locked until the commit, so no replica
-   * can claim the partition between this check and the write; SQLite transactions are
-   * serialised already. Expiry alone does not fail it: a lease that ran out while the
+   * status change passes). On PostgreSQL the row stays locked until the commit (FOR SHARE), so
+   * no replica can claim the partition between this check and the commit, while status changes
+   * of one partition still commit side by side; SQLite transactions are serialised already. Expiry alone does not fail it: a lease that ran out while the
    * database was unreachable, and that nobody took, still means nobody else wrote.
    */
   async holds(m: EntityManager, me: string, partition: number): Promise<boolean> {
     const row = await m.findOne(PartitionLeaseEntity, {
       where: { partition, owner: me },
-      ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+      ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_read' as const } } : {}),
     });
     return row !== null;
   }

@@ -51,10 +51,13 @@ export function dataSourceOptions(target: DatabaseTarget, entities: Entities): D
     type: 'postgres',
     url: target.url,
     applicationName: 'picket',
-    extra: { max: 10, connectionTimeoutMillis: 5000 },
+    extra: { max: POSTGRES_POOL_SIZE, connectionTimeoutMillis: 5000 },
     migrations: POSTGRES_MIGRATIONS as MixedList<string | (new () => object)>,
   };
 }
+
+/** Connections a coordinator opens to PostgreSQL at most (its pool). */
+export const POSTGRES_POOL_SIZE = 10;
 
 /** Owner-only modes of the embedded database's folder and files (docs/decisions/0020-secrets-at-rest.md). */
 export const DATA_DIRECTORY_MODE = 0o700;

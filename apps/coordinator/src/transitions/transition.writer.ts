@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { IsNull, type EntityManager } from 'typeorm';
 import type { RegionId } from '#contracts';
-import { CLOCK, newObjectId, type Clock } from '#runtime';
+import { CLOCK, newObjectId, Semaphore, type Clock } from '#runtime';
+import { POSTGRES_POOL_SIZE } from '../database/data-source.js';
 import { Database } from '../database/database.js';
 import { IncidentEntity, type RegionEvidence } from '../incidents/incident.entity.js';
 import { MonitorEntity } from '../monitors/monitor.entity.js';
@@ -17,8 +18,8 @@ export interface TransitionInput {
   /** The latest result per region: the incident's evidence and the message's region list. */
   evidence: Partial<Record<RegionId, RegionEvidence>>;
   /**
-   * Checked inside the transaction, after the monitor's row is locked: whether the writer still
-   * holds the monitor's partition lease. When it does not, nothing is written.
+   * Checked inside the transaction, as its last statement: whether the writer still holds the
+   * monitor's partition lease. When it does not, nothing is written (the change rolls back).
    */
   fence?: (m: EntityManager) => Promise<boolean>;
 }
@@ -37,8 +38,17 @@ export class LeaseLostError extends Error {
  * dispatcher sends later, so a crash between the two loses nothing. Nothing else writes
  * `last_status` after a monitor's creation.
  */
+/**
+ * Status changes written at once, at most: under a burst of them (a first import of many
+ * monitors, a wide outage) the others wait here rather than in the connection pool, so the
+ * API, the lease renewals and the results batches keep connections (docs/decisions/0039-postgresql-under-a-burst-of-status-changes.md).
+ */
+export const TRANSITION_WRITES_AT_ONCE = Math.max(1, Math.floor(POSTGRES_POOL_SIZE * 0.4));
+
 @Injectable()
 export class TransitionWriter {
+  private readonly slots = new Semaphore(TRANSITION_WRITES_AT_ONCE);
+
   constructor(
     private readonly db: Database,
     private readonly outbox: OutboxService,
@@ -54,51 +64,64 @@ export class TransitionWriter {
    * incidents resolved, but notify nobody (docs/decisions/0029-notification-rules.md).
    */
   async write(input: TransitionInput): Promise<void> {
-    const queued = await this.db.transaction(async (m) => {
-      // The row lock serialises status changes of one monitor across replicas (PostgreSQL;
-      // SQLite transactions are serialised already).
-      const monitor = await m.findOne(MonitorEntity, {
-        where: { id: input.monitorId },
-        ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-      });
-      if (!monitor) return 0;
-      if (input.fence && !(await input.fence(m))) throw new LeaseLostError(input.monitorId);
-      await m.update(
-        MonitorEntity,
-        { id: monitor.id },
-        { lastStatus: input.status, lastStatusChange: input.changedAt },
-      );
-      const open = await m.findOneBy(IncidentEntity, { monitorId: monitor.id, resolvedAt: IsNull() });
-      if (input.status === 'down') {
-        if (!monitor.active || open) return 0;
-        const incident = await this.openIncident(m, monitor, input);
-        return this.outbox.planOutage(m, monitor, {
-          status: 'down',
-          error: incident.reason,
-          incident,
-          startedAt: incident.startedAt,
-          durationSeconds: null,
-          severity: 'critical',
-          timestamp: input.changedAt,
-          evidence: input.evidence,
-        });
-      }
-      if (!open) return 0;
-      await m.update(IncidentEntity, { id: open.id }, { resolvedAt: input.changedAt, updatedAt: input.changedAt });
-      // The outage's unsent planned messages are cancelled even for a paused monitor.
-      const facts = {
-        status: 'up' as const,
-        error: null,
-        incident: open,
-        startedAt: open.startedAt,
-        durationSeconds: Math.max(0, input.changedAt - open.startedAt),
-        severity: 'critical' as const,
+    const queued = await this.slots.run(() => this.db.transaction((m) => this.writeIn(m, input)));
+    if (queued > 0) this.outbox.written();
+  }
+
+  /** Status changes waiting for a place among TRANSITION_WRITES_AT_ONCE. */
+  get waiting(): number {
+    return this.slots.queued;
+  }
+
+  private async writeIn(m: EntityManager, input: TransitionInput): Promise<number> {
+    // The row lock serialises status changes of one monitor across replicas (PostgreSQL;
+    // SQLite transactions are serialised already).
+    const monitor = await m.findOne(MonitorEntity, {
+      where: { id: input.monitorId },
+      ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!monitor) return 0;
+    const planned = await this.apply(m, monitor, input);
+    // The fence is the last statement before the commit: it locks the partition's lease row
+    // until then, so the lease is held from the check to the commit, while the renewal of
+    // this replica's leases waits one statement at most (not the whole change). Failing it
+    // rolls back everything above.
+    if (input.fence && !(await input.fence(m))) throw new LeaseLostError(input.monitorId);
+    return planned;
+  }
+
+  /** The change itself, inside write's transaction: messages planned in the outbox, counted. */
+  private async apply(m: EntityManager, monitor: MonitorEntity, input: TransitionInput): Promise<number> {
+    await m.update(MonitorEntity, { id: monitor.id }, { lastStatus: input.status, lastStatusChange: input.changedAt });
+    const open = await m.findOneBy(IncidentEntity, { monitorId: monitor.id, resolvedAt: IsNull() });
+    if (input.status === 'down') {
+      if (!monitor.active || open) return 0;
+      const incident = await this.openIncident(m, monitor, input);
+      return this.outbox.planOutage(m, monitor, {
+        status: 'down',
+        error: incident.reason,
+        incident,
+        startedAt: incident.startedAt,
+        durationSeconds: null,
+        severity: 'critical',
         timestamp: input.changedAt,
         evidence: input.evidence,
-      };
-      return this.outbox.planRecovery(m, monitor, facts, monitor.active);
-    });
-    if (queued > 0) this.outbox.written();
+      });
+    }
+    if (!open) return 0;
+    await m.update(IncidentEntity, { id: open.id }, { resolvedAt: input.changedAt, updatedAt: input.changedAt });
+    // The outage's unsent planned messages are cancelled even for a paused monitor.
+    const facts = {
+      status: 'up' as const,
+      error: null,
+      incident: open,
+      startedAt: open.startedAt,
+      durationSeconds: Math.max(0, input.changedAt - open.startedAt),
+      severity: 'critical' as const,
+      timestamp: input.changedAt,
+      evidence: input.evidence,
+    };
+    return this.outbox.planRecovery(m, monitor, facts, monitor.active);
   }
 
   private async openIncident(
