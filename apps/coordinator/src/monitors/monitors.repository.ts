@@ -107,14 +107,25 @@ export class MonitorsRepository {
     // Plain SQL and rows mapped by hand: the query builder and its hydration were a quarter of
     // the coordinator's CPU under a load of list requests (docs/decisions/0038-the-monitor-list-in-plain-sql.md).
     const { where, parameters } = this.listFilter(query);
+    // The page's contacts come with it, in their order, as one comma-joined column (ids hold no comma).
+    const contacts =
+      `(SELECT ${this.db.dialect === 'postgres' ? 'string_agg' : 'group_concat'}("c"."contact_id", ',' ORDER BY "c"."position") ` +
+      `FROM "monitor_contacts" "c" WHERE "c"."monitor_id" = "m"."id") AS "contact_ids"`;
     const sql =
-      `SELECT ${MONITOR_COLUMNS} FROM "monitors" "m" WHERE ${where} ` +
+      `SELECT ${MONITOR_COLUMNS}, ${contacts} FROM "monitors" "m" WHERE ${where} ` +
       `ORDER BY ${SORT_EXPRESSIONS[query.sort](this.db)} ${direction}, "m"."id" ${direction} ` +
       `LIMIT ${this.db.placeholder(parameters.length + 1)} OFFSET ${this.db.placeholder(parameters.length + 2)}`;
-    const rows = await this.db.manager.query<MonitorRow[]>(sql, [...parameters, read.limit, read.offset]);
-    const monitors = rows.map(monitorFromRow);
-    if (read.reversed) monitors.reverse();
-    return { total, records: await this.withContacts(this.db.manager, monitors) };
+    const rows = await this.db.manager.query<(MonitorRow & { contact_ids: string | null })[]>(sql, [
+      ...parameters,
+      read.limit,
+      read.offset,
+    ]);
+    const records = rows.map((row) => ({
+      monitor: monitorFromRow(row),
+      contactIds: row.contact_ids === null ? [] : row.contact_ids.split(','),
+    }));
+    if (read.reversed) records.reverse();
+    return { total, records };
   }
 
   /** The list's WHERE clause (the account, and the optional filters) with its parameters. */
@@ -158,8 +169,7 @@ export class MonitorsRepository {
   async findOne(accountId: string, id: string): Promise<MonitorRecord | null> {
     const monitor = await this.db.manager.findOneBy(MonitorEntity, { id, accountId });
     if (!monitor) return null;
-    const [record] = await this.withContacts(this.db.manager, [monitor]);
-    return record ?? null;
+    return { monitor, contactIds: await this.contactIdsOf(monitor.id) };
   }
 
   /**
@@ -426,24 +436,13 @@ export class MonitorsRepository {
     if (missing.length > 0) throw new UnknownContactsError(missing);
   }
 
-  private async withContacts(m: EntityManager, monitors: MonitorEntity[]): Promise<MonitorRecord[]> {
-    if (monitors.length === 0) return [];
-    const ids = monitors.map((x) => x.id);
-    // One array parameter on PostgreSQL; SQLite has no arrays (a page holds at most 100 ids).
-    const [match, parameters] =
-      this.db.dialect === 'postgres' ? ['= ANY($1)', [ids]] : [`IN (${ids.map(() => '?').join(', ')})`, ids];
-    const links = await m.query<{ monitor_id: string; contact_id: string }[]>(
-      `SELECT "monitor_id", "contact_id" FROM "monitor_contacts" WHERE "monitor_id" ${match} ` +
-        'ORDER BY "monitor_id" ASC, "position" ASC',
-      parameters,
-    );
-    const byMonitor = new Map<string, string[]>();
-    for (const link of links) {
-      const list = byMonitor.get(link.monitor_id);
-      if (list === undefined) byMonitor.set(link.monitor_id, [link.contact_id]);
-      else list.push(link.contact_id);
-    }
-    return monitors.map((monitor) => ({ monitor, contactIds: byMonitor.get(monitor.id) ?? [] }));
+  /** The monitor's contact ids, in their order. */
+  private async contactIdsOf(monitorId: string): Promise<string[]> {
+    const links = await this.db.manager.find(MonitorContactEntity, {
+      where: { monitorId },
+      order: { position: 'ASC' },
+    });
+    return links.map((link) => link.contactId);
   }
 }
 
