@@ -94,10 +94,11 @@ export class MonitorsRepository {
   constructor(private readonly db: Database) {}
 
   async list(query: MonitorListQuery): Promise<{ total: number; records: MonitorRecord[] }> {
+    const { where, parameters } = this.listFilter(query);
     // Unfiltered, the account's count is one row (kept by triggers), not a scan of its monitors.
     const filtered = query.active !== undefined || query.type !== undefined;
     const total = filtered
-      ? await this.countFiltered(query)
+      ? await this.countWhere(where, parameters)
       : await this.countOfAccount(this.db.manager, query.accountId);
     const offset = pageOffset(query.page, total);
     if (offset === null) return { total, records: [] };
@@ -106,7 +107,6 @@ export class MonitorsRepository {
     const direction = (query.order === 'asc') !== read.reversed ? 'ASC' : 'DESC';
     // Plain SQL and rows mapped by hand: the query builder and its hydration were a quarter of
     // the coordinator's CPU under a load of list requests (docs/decisions/0038-the-monitor-list-in-plain-sql.md).
-    const { where, parameters } = this.listFilter(query);
     // The page's contacts come with it, in their order, as one comma-joined column (ids hold no comma).
     const contacts =
       `(SELECT ${this.db.dialect === 'postgres' ? 'string_agg' : 'group_concat'}("c"."contact_id", ',' ORDER BY "c"."position") ` +
@@ -128,6 +128,15 @@ export class MonitorsRepository {
     return { total, records };
   }
 
+  /** The monitors a listFilter clause selects. */
+  private async countWhere(where: string, parameters: unknown[]): Promise<number> {
+    const rows = await this.db.manager.query<{ n: number | string }[]>(
+      `SELECT COUNT(*) AS "n" FROM "monitors" "m" WHERE ${where}`,
+      parameters,
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** The list's WHERE clause (the account, and the optional filters) with its parameters. */
   private listFilter(query: MonitorListQuery): { where: string; parameters: unknown[] } {
     const parameters: unknown[] = [query.accountId];
@@ -141,15 +150,6 @@ export class MonitorsRepository {
       terms.push(`"m"."monitor_type" = ${this.db.placeholder(parameters.length)}`);
     }
     return { where: terms.join(' AND '), parameters };
-  }
-
-  private async countFiltered(query: MonitorListQuery): Promise<number> {
-    const { where, parameters } = this.listFilter(query);
-    const rows = await this.db.manager.query<{ n: number | string }[]>(
-      `SELECT COUNT(*) AS "n" FROM "monitors" "m" WHERE ${where}`,
-      parameters,
-    );
-    return Number(rows[0]?.n ?? 0);
   }
 
   /**
