@@ -82,10 +82,11 @@ export class LeaseStore {
 
   /**
    * Inside a transaction: whether the lease row of `partition` still names `me` (the fence a
-   * status change passes). On PostgreSQL the row stays locked until the commit (FOR SHARE), so
-   * no replica can claim the partition between this check and the commit, while status changes
-   * of one partition still commit side by side; SQLite transactions are serialised already. Expiry alone does not fail it: a lease that ran out while the
-   * database was unreachable, and that nobody took, still means nobody else wrote.
+   * status change passes, as its last statement). On PostgreSQL the row stays locked until the
+   * commit (FOR SHARE), so no replica can claim the partition between this check and the commit,
+   * while status changes of one partition still commit side by side; SQLite transactions are
+   * serialised already. Expiry alone does not fail it: a lease that ran out while the database
+   * was unreachable, and that nobody took, still means nobody else wrote.
    */
   async holds(m: EntityManager, me: string, partition: number): Promise<boolean> {
     const row = await m.findOne(PartitionLeaseEntity, {

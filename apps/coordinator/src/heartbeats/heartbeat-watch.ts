@@ -3,9 +3,8 @@ import type { HeartbeatSettings } from '#contracts';
 import { CLOCK, type Clock } from '#runtime';
 import { CoordinatorConfig } from '../config.js';
 import { ResultIngest } from '../evaluation/result-ingest.js';
-import type { RosterMonitor } from '../scheduling/monitor-roster.js';
 import { MonitorsRepository } from '../monitors/monitors.repository.js';
-import { MonitorRoster } from '../scheduling/monitor-roster.js';
+import { MonitorRoster, type RosterMonitor } from '../scheduling/monitor-roster.js';
 import { TIMERS, type TimerHandle, type Timers } from '../scheduling/timers.js';
 import { deadlineOf, heartbeatResult } from './heartbeat.js';
 

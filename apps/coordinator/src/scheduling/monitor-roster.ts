@@ -37,10 +37,7 @@ export class RosterMonitor {
   lastStatusChange: number;
   lastCheckedAt: number | null;
 
-  constructor(
-    monitor: Omit<RosterMonitor, 'lastStatus'> & Pick<MonitorEntity, 'lastStatus'>,
-    strings: Interner = new Interner(),
-  ) {
+  constructor(monitor: Pick<MonitorEntity, keyof RosterMonitor>, strings: Interner) {
     this.id = monitor.id;
     // Each row read brings its own copies of strings most monitors share.
     this.accountId = strings.intern(monitor.accountId);

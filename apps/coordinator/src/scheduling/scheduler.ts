@@ -312,7 +312,7 @@ export class Scheduler {
     else this.queue.push(plan);
   }
 
-  /** Makes sure the one timer fires no later than the earliest live item. */
+  /** Makes sure the one timer fires no later than the earliest queued check. */
   private arm(): void {
     if (!this.running || this.ticking) return;
     const top = this.queue.peek();

@@ -20,12 +20,14 @@ import { LeaseLostError, TRANSITION_WRITES_AT_ONCE, TransitionWriter } from './t
 /** Long enough for any statement on an idle test database; a lock wait would outlast it. */
 const BLOCKED_AFTER_MS = 5_000;
 
+/** Holds whoever calls `enter` until `open`; `entered` resolves at the first call. */
 interface Gate {
   entered: Promise<void>;
   open(): void;
+  enter(): Promise<void>;
 }
 
-function gate(): Gate & { enter(): Promise<void> } {
+function gate(): Gate {
   let opened!: () => void;
   let entered!: () => void;
   const openedP = new Promise<void>((resolve) => (opened = resolve));
@@ -72,7 +74,7 @@ describe.each(testDatabases())('status changes and the partition fence on $name'
     db = undefined;
   });
 
-  async function setup(hold?: Gate & { enter(): Promise<void> }) {
+  async function setup(hold?: Gate) {
     db = await kind.create();
     const target = parseDatabaseUrl(db.url);
     if (!target) throw new Error('bad url');

@@ -33,18 +33,18 @@ export class LeaseLostError extends Error {
 }
 
 /**
- * Where a monitor's status changes are written: the monitor's `last_status`, the incident it
- * opens or resolves, and one outbox row per contact to tell commit in ONE transaction; the
- * dispatcher sends later, so a crash between the two loses nothing. Nothing else writes
- * `last_status` after a monitor's creation.
- */
-/**
  * Status changes written at once, at most: under a burst of them (a first import of many
  * monitors, a wide outage) the others wait here rather than in the connection pool, so the
  * API, the lease renewals and the results batches keep connections (docs/decisions/0039-postgresql-under-a-burst-of-status-changes.md).
  */
 export const TRANSITION_WRITES_AT_ONCE = Math.max(1, Math.floor(POSTGRES_POOL_SIZE * 0.4));
 
+/**
+ * Where a monitor's status changes are written: the monitor's `last_status`, the incident it
+ * opens or resolves, and one outbox row per contact to tell commit in ONE transaction; the
+ * dispatcher sends later, so a crash between the two loses nothing. Nothing else writes
+ * `last_status` after a monitor's creation.
+ */
 @Injectable()
 export class TransitionWriter {
   private readonly slots = new Semaphore(TRANSITION_WRITES_AT_ONCE);
