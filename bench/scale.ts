@@ -30,6 +30,10 @@ export async function scaleBench(): Promise<void> {
   const settle = Number(process.env.BENCH_SECONDS ?? 60);
   const wrkSeconds = Number(process.env.BENCH_WRK_SECONDS ?? 10);
   const databases = (process.env.BENCH_DATABASES ?? 'sqlite').split(',');
+  // `pending` (default): a cold start, where every monitor's first result is a status change (a
+  // storm of them through the first rotation). `up`: the steady state, where a check that agrees
+  // with the stored status writes none.
+  const seedStatus = process.env.BENCH_SEED_STATUS === 'up' ? 'up' : 'pending';
   // Each size runs once per NODE_OPTIONS: V8's defaults, and the heap limits deploy/ sets.
   const optionSets = (process.env.BENCH_COORDINATOR_NODE_OPTIONS ?? `none;${deployedNodeOptions('coordinator')}`)
     .split(';')
@@ -53,7 +57,7 @@ export async function scaleBench(): Promise<void> {
       for (const size of sizes) {
         for (const nodeOptions of optionSets) {
           const run = await onDatabase(database, (databaseUrl) =>
-            runOnce(databaseUrl, size, nodeOptions, targetPort, settle, wrkSeconds),
+            runOnce(databaseUrl, size, nodeOptions, { targetPort, settle, wrkSeconds, seedStatus }),
           );
           memory.push(run.memory);
           http.push(...run.http);
@@ -67,7 +71,9 @@ export async function scaleBench(): Promise<void> {
     'Coordinator memory',
     `\`npm run bench -- scale\`: one coordinator process (embedded mode) with N tcp monitors of a ` +
       `loopback listener (check_interval 300 s, 2 regions), sampled each second for ${settle} s after start; ` +
-      `then the same process under the HTTP load below. Each size runs once per NODE_OPTIONS.`,
+      `then the same process under the HTTP load below. Each size runs once per NODE_OPTIONS. Seeded ` +
+      `pending: every monitor's first result is a status change (a cold start's storm of them); seeded up: ` +
+      `the steady state (BENCH_SEED_STATUS=up).`,
     memory,
   );
   publish(
@@ -91,13 +97,18 @@ async function onDatabase<T>(database: string, fn: (databaseUrl: string) => Prom
   }
 }
 
+interface RunSettings {
+  targetPort: number;
+  settle: number;
+  wrkSeconds: number;
+  seedStatus: 'pending' | 'up';
+}
+
 async function runOnce(
   databaseUrl: string,
   size: number,
   nodeOptions: string,
-  targetPort: number,
-  settle: number,
-  wrkSeconds: number,
+  { targetPort, settle, wrkSeconds, seedStatus }: RunSettings,
 ): Promise<{ memory: Row; http: Row[] }> {
   const apiKey = `pkt_${randomBytes(32).toString('hex')}`;
   const port = 20_000 + Math.floor(Math.random() * 20_000);
@@ -116,7 +127,7 @@ async function runOnce(
   // First start: schema and the default account; then the monitors, written directly.
   let coordinator = await startCoordinator(env, port);
   await stopCoordinator(coordinator);
-  const seedSeconds = await seed(databaseUrl, size, targetPort);
+  const seedSeconds = await seed(databaseUrl, size, targetPort, seedStatus);
   const started = Date.now();
   coordinator = await startCoordinator(env, port);
   const startSeconds = (Date.now() - started) / 1000;
@@ -157,6 +168,7 @@ async function runOnce(
       http.push({
         database,
         monitors: size,
+        seeded: seedStatus,
         NODE_OPTIONS: shown,
         request: label,
         ...result,
@@ -169,6 +181,7 @@ async function runOnce(
       memory: {
         database,
         monitors: size,
+        seeded: seedStatus,
         NODE_OPTIONS: shown,
         'checks/s': Math.round((size * REGIONS.length) / 300),
         'seed s': seedSeconds,
@@ -187,7 +200,7 @@ async function runOnce(
 }
 
 /** Writes N monitors of the default account straight into the database (the API would take minutes). */
-async function seed(databaseUrl: string, size: number, targetPort: number): Promise<number> {
+async function seed(databaseUrl: string, size: number, targetPort: number, status: 'pending' | 'up'): Promise<number> {
   const started = Date.now();
   const ds = await openDataSource(parseDatabaseUrl(databaseUrl)!, ENTITIES);
   try {
@@ -206,7 +219,7 @@ async function seed(databaseUrl: string, size: number, targetPort: number): Prom
         regions: [...REGIONS],
         monitorType: 'tcp' as const,
         settings: { url: `tcp://127.0.0.1:${targetPort}` },
-        lastStatus: 'pending' as const,
+        lastStatus: status,
         lastStatusChange: now,
         createdAt: now,
         updatedAt: now,

@@ -86,16 +86,32 @@ describe.each(testDatabases())('status changes and the partition fence on $name'
     const partitions = new PartitionManager(store, config, clock, new ManualTimers(clock));
     await partitions.start({ gained: () => Promise.resolve(), lost: () => undefined });
     const inside = { now: 0, peak: 0 };
+    // What the outbox was handed: the monitor of a change and, for a recovery, its incident.
+    const handed: { monitor?: MonitorEntity; incident?: IncidentEntity | null } = {};
     const outbox = {
-      planOutage: async () => {
+      planOutage: async (_m: unknown, monitor: MonitorEntity) => {
+        handed.monitor = monitor;
         inside.peak = Math.max(inside.peak, ++inside.now);
         await hold?.enter();
         inside.now--;
         return 0;
       },
-      planRecovery: () => Promise.resolve(0),
+      planRecovery: (_m: unknown, monitor: MonitorEntity, facts: { incident: IncidentEntity | null }) => {
+        handed.monitor = monitor;
+        handed.incident = facts.incident;
+        return Promise.resolve(0);
+      },
       written: () => undefined,
     } as unknown as OutboxService;
+    // The statements each transaction sends between its begin and its commit.
+    const statements: string[][] = [];
+    dataSource.subscribers.push({
+      beforeQuery: ({ query }: { query: string }) => {
+        const word = query.trim().split(/\s+/)[0]?.toUpperCase() ?? '';
+        if (word === 'START' || word === 'BEGIN') statements.push([]);
+        else if (word !== 'COMMIT' && word !== 'ROLLBACK') statements.at(-1)?.push(query.trim());
+      },
+    });
     const writer = new TransitionWriter(database, outbox, clock);
     const accountId = newObjectId(clock.now());
     await dataSource.manager.insert(AccountEntity, {
@@ -127,7 +143,16 @@ describe.each(testDatabases())('status changes and the partition fence on $name'
       monitorId: string,
       fence = (m: Parameters<PartitionManager['fence']>[0]) => partitions.fence(m, monitorId),
     ) => writer.write({ monitorId, status: 'down', changedAt: 100, reason: 'HTTP 503', evidence: {}, fence });
-    return { dataSource, store, partitions, writer, monitor, down, inside };
+    const up = (monitorId: string) =>
+      writer.write({
+        monitorId,
+        status: 'up',
+        changedAt: 200,
+        reason: null,
+        evidence: {},
+        fence: (m) => partitions.fence(m, monitorId),
+      });
+    return { dataSource, store, partitions, writer, monitor, down, up, inside, handed, statements };
   }
 
   it('a change whose fence fails is rolled back whole: no status, no incident', async () => {
@@ -139,6 +164,51 @@ describe.each(testDatabases())('status changes and the partition fence on $name'
     await s.down(id);
     expect(await s.dataSource.manager.findOneByOrFail(MonitorEntity, { id })).toMatchObject({ lastStatus: 'down' });
     expect(await s.dataSource.manager.countBy(IncidentEntity, { monitorId: id })).toBe(1);
+  });
+
+  it('a change reads, locks and writes its monitor in one statement that also finds the open incident', async () => {
+    const s = await setup();
+    // The one transaction's statements: the first must write the monitor and read it back; none
+    // after it may touch the monitor or look its open incident up again; the fence is last.
+    const rest = () => {
+      expect(s.statements).toHaveLength(1);
+      const [first, ...others] = s.statements[0] ?? [];
+      expect(first).toMatch(/^UPDATE "monitors" SET .* RETURNING .*"resolved_at" IS NULL/s);
+      expect(others.at(-1)).toContain('"partition_leases"');
+      for (const sql of others) expect(sql).not.toMatch(/"monitors"|"resolved_at" IS NULL/);
+      return others;
+    };
+    const id = await s.monitor();
+    s.statements.length = 0;
+    await s.down(id);
+    expect(rest()).toContainEqual(expect.stringMatching(/^INSERT INTO "incidents"/));
+    const stored = await s.dataSource.manager.findOneByOrFail(MonitorEntity, { id });
+    expect(stored).toMatchObject({ lastStatus: 'down', lastStatusChange: 100 });
+    // The outbox gets the monitor as it now is, every column converted as the ORM reads it.
+    expect(s.handed.monitor).toEqual(stored);
+
+    const incident = await s.dataSource.manager.findOneByOrFail(IncidentEntity, { monitorId: id });
+    s.statements.length = 0;
+    await s.up(id);
+    // The open incident, named by the first statement, is read by its id, then resolved.
+    expect(rest()).toEqual([
+      expect.stringMatching(/^SELECT .* FROM "incidents" .*"id" = /s),
+      expect.stringMatching(/^UPDATE "incidents"/),
+      expect.stringContaining('"partition_leases"'),
+    ]);
+    expect(s.handed.incident).toEqual(incident);
+    expect(await s.dataSource.manager.findOneByOrFail(IncidentEntity, { id: incident.id })).toMatchObject({
+      resolvedAt: 200,
+    });
+
+    // Nothing open: the change is its one statement and the fence.
+    s.statements.length = 0;
+    await s.up(id);
+    expect(rest()).toEqual([expect.stringContaining('"partition_leases"')]);
+    // A monitor deleted meanwhile: nothing to write, no fence needed.
+    s.statements.length = 0;
+    await expect(s.down(newObjectId(clock.now()))).resolves.toBeUndefined();
+    expect(s.statements).toEqual([[expect.stringMatching(/^UPDATE "monitors" /)]]);
   });
 
   onPostgres('a change under way does not hold up the renewal of the leases until it commits', async () => {

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { IsNull, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { RegionId } from '#contracts';
 import { CLOCK, newObjectId, Semaphore, type Clock } from '#runtime';
 import { POSTGRES_POOL_SIZE } from '../database/data-source.js';
 import { Database } from '../database/database.js';
 import { IncidentEntity, type RegionEvidence } from '../incidents/incident.entity.js';
-import { MonitorEntity } from '../monitors/monitor.entity.js';
+import type { MonitorEntity } from '../monitors/monitor.entity.js';
+import { recordStatus, type StatusRecorded } from '../monitors/monitors.repository.js';
 import { OutboxService } from '../notify/outbox.service.js';
 
 export interface TransitionInput {
@@ -74,14 +75,12 @@ export class TransitionWriter {
   }
 
   private async writeIn(m: EntityManager, input: TransitionInput): Promise<number> {
-    // The row lock serialises status changes of one monitor across replicas (PostgreSQL;
-    // SQLite transactions are serialised already).
-    const monitor = await m.findOne(MonitorEntity, {
-      where: { id: input.monitorId },
-      ...(this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
-    if (!monitor) return 0;
-    const planned = await this.apply(m, monitor, input);
+    // The status is written first, in the statement that reads the monitor: its row lock
+    // serialises status changes of one monitor across replicas (PostgreSQL; SQLite
+    // transactions are serialised already).
+    const recorded = await recordStatus(this.db, m, input.monitorId, input.status, input.changedAt);
+    if (!recorded) return 0;
+    const planned = await this.apply(m, recorded, input);
     // The fence is the last statement before the commit: it locks the partition's lease row
     // until then, so the lease is held from the check to the commit, while the renewal of
     // this replica's leases waits one statement at most (not the whole change). Failing it
@@ -91,9 +90,12 @@ export class TransitionWriter {
   }
 
   /** The change itself, inside write's transaction: messages planned in the outbox, counted. */
-  private async apply(m: EntityManager, monitor: MonitorEntity, input: TransitionInput): Promise<number> {
-    await m.update(MonitorEntity, { id: monitor.id }, { lastStatus: input.status, lastStatusChange: input.changedAt });
-    const open = await m.findOneBy(IncidentEntity, { monitorId: monitor.id, resolvedAt: IsNull() });
+  private async apply(
+    m: EntityManager,
+    { monitor, openIncidentId }: StatusRecorded,
+    input: TransitionInput,
+  ): Promise<number> {
+    const open = openIncidentId === null ? null : await m.findOneBy(IncidentEntity, { id: openIncidentId });
     if (input.status === 'down') {
       if (!monitor.active || open) return 0;
       const incident = await this.openIncident(m, monitor, input);
