@@ -40,6 +40,10 @@ export class CoordinatorMemberEntity {
   /** Its NATS subject prefix in `nats` mode ('' otherwise). */
   @Column({ name: 'subject_prefix', type: 'varchar', length: 255, default: '' })
   subjectPrefix!: string;
+
+  /** How it shares out the partitions (partitions.ts Assignment; '' for replicas from before this was recorded). */
+  @Column({ type: 'varchar', length: 16, default: '' })
+  assignment!: string;
 }
 
 /** The cluster feature's tables, for the data source (entities.ts). */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In, LessThan, MoreThan, type EntityManager } from 'typeorm';
 import { Database } from '../database/database.js';
 import { CoordinatorMemberEntity, PartitionLeaseEntity } from './cluster.entity.js';
-import type { LeaseRow, ReplicaMode } from './partitions.js';
+import { ASSIGNMENT, type LeaseRow, type ReplicaMode } from './partitions.js';
 
 /** Membership rows older than this are deleted (a replica that died long ago). */
 const FORGET_MEMBERS_AFTER_MS = 24 * 3600_000;
@@ -16,11 +16,19 @@ const FORGET_MEMBERS_AFTER_MS = 24 * 3600_000;
 export class LeaseStore {
   constructor(private readonly db: Database) {}
 
-  /** Records that replica `id` is alive at `now`, and how it runs checks. */
+  /** Records that replica `id` is alive at `now`, how it runs checks and how it shares out the partitions. */
   async heartbeat(id: string, version: string, startedAt: number, now: number, mode: ReplicaMode): Promise<void> {
     await this.db.manager.upsert(
       CoordinatorMemberEntity,
-      { id, version, startedAt, lastSeenAt: now, mode: mode.mode, subjectPrefix: mode.subjectPrefix },
+      {
+        id,
+        version,
+        startedAt,
+        lastSeenAt: now,
+        mode: mode.mode,
+        subjectPrefix: mode.subjectPrefix,
+        assignment: ASSIGNMENT,
+      },
       ['id'],
     );
   }

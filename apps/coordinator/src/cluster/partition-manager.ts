@@ -27,8 +27,8 @@ const PURGE_EVERY_TICKS = 240;
 
 /**
  * This replica's share of the monitors. Every quarter of the lease time it heart-beats its
- * membership, renews its leases, and follows the plan of partitions.ts (claim what rendezvous
- * hashing gives it once free, hand over what belongs to a newcomer).
+ * membership, renews its leases, and follows the plan of partitions.ts (claim what its balanced
+ * share gives it once free, hand over what belongs to a newcomer).
  *
  * When the leases cannot be renewed (database unreachable), the replica keeps checking the
  * partitions it had (docs/decisions/0001-truth-when-blind.md: an outage of the target during
@@ -174,12 +174,7 @@ export class PartitionManager {
       // can never be written behind the back of whoever held it meanwhile.
       this.drop([...this.owned].filter((p) => !held.has(p)));
       const members = await this.store.liveMembers(now, this.ttlMs);
-      const plan = planLeases(
-        me,
-        members.map((member) => member.id),
-        await this.store.leases(),
-        now,
-      );
+      const plan = planLeases(me, members, await this.store.leases(), now);
       if (plan.release.length > 0) {
         this.drop(plan.release);
         for (const p of plan.release) held.delete(p);

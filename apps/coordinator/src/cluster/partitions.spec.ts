@@ -1,11 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  ASSIGNMENT,
+  assignmentOf,
   desiredOwner,
+  desiredOwners,
   modeConflict,
   PARTITION_COUNT,
   partitionOf,
   planLeases,
   type LeaseRow,
+  type Member,
   type MemberMode,
   type ReplicaMode,
 } from './partitions.js';
@@ -67,10 +71,79 @@ describe('desiredOwner', () => {
   });
 });
 
+/** Partitions per replica. */
+function shares(owners: readonly (string | null)[]): Map<string | null, number> {
+  const counted = new Map<string | null, number>();
+  for (const owner of owners) counted.set(owner, (counted.get(owner) ?? 0) + 1);
+  return counted;
+}
+
+/** Replica ids as deployments name them: numbered pods, host names, random ids. */
+const NAMINGS: [string, (i: number) => string][] = [
+  ['numbered', (i) => `bench-replica-${i}`],
+  ['stateful set', (i) => `picket-coordinator-${i}`],
+  ['host names', (i) => `host-${i + 1}.example.internal`],
+  ['random ids', (i) => (((i + 1) * 2654435761) >>> 0).toString(16)],
+];
+
+describe('balanced shares', () => {
+  it('rendezvous alone gives unequal shares: three numbered replicas get 34, 15 and 15 partitions', () => {
+    // Why balanced shares exist (docs/decisions/0041-balanced-partitions.md).
+    const ids = ['bench-replica-0', 'bench-replica-1', 'bench-replica-2'];
+    expect([...shares(desiredOwners(ids, 'rendezvous')).values()].sort((a, b) => b - a)).toEqual([34, 15, 15]);
+    expect([...shares(desiredOwners(ids, 'balanced')).values()].sort((a, b) => b - a)).toEqual([22, 21, 21]);
+  });
+
+  describe.each(NAMINGS)('replicas named as %s', (_naming, name) => {
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => name(i));
+
+    it.each([1, 2, 3, 4, 5, 6, 7, 8, 10, 16, 64, 100])('%i replicas: every partition owned, shares within one', (n) => {
+      const owners = desiredOwners(ids(n), 'balanced');
+      expect(owners).toHaveLength(PARTITION_COUNT);
+      const counted = shares(owners);
+      expect(counted.has(null)).toBe(false);
+      const sizes = ids(n).map((id) => counted.get(id) ?? 0);
+      expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(PARTITION_COUNT);
+    });
+
+    it('the same answer whatever the order the replicas are listed in', () => {
+      expect(desiredOwners(ids(5).reverse(), 'balanced')).toEqual(desiredOwners(ids(5), 'balanced'));
+    });
+
+    it('a replica that joins takes its share; few others move (at most as many again)', () => {
+      for (let n = 1; n < 10; n++) {
+        const before = desiredOwners(ids(n), 'balanced');
+        const after = desiredOwners(ids(n + 1), 'balanced');
+        const moved = ALL.filter((p) => before[p] !== after[p]).length;
+        expect(after.filter((owner) => owner === name(n)).length).toBe(shares(after).get(name(n)));
+        expect(moved).toBeLessThanOrEqual(2 * Math.ceil(PARTITION_COUNT / (n + 1)));
+      }
+    });
+  });
+
+  it.each<[string, Member[], string]>([
+    ['every live replica balanced', [m('a', 'balanced'), m('b', 'balanced')], 'balanced'],
+    ['a replica from before assignments were recorded', [m('a', 'balanced'), m('old', '')], 'rendezvous'],
+    ['a replica that records rendezvous', [m('a', 'balanced'), m('b', 'rendezvous')], 'rendezvous'],
+  ])('assignmentOf: %s', (_name, members, expected) => {
+    expect(assignmentOf(members)).toBe(expected);
+  });
+
+  it('this version records balanced shares', () => {
+    expect(ASSIGNMENT).toBe('balanced');
+  });
+});
+
+function m(id: string, assignment: string): Member {
+  return { id, assignment };
+}
+
 describe('planLeases', () => {
-  const live = ['r1', 'r2'];
-  const mine = ALL.filter((p) => desiredOwner(p, live) === 'r1');
-  const theirs = ALL.filter((p) => desiredOwner(p, live) === 'r2');
+  const live = [m('r1', ASSIGNMENT), m('r2', ASSIGNMENT)];
+  const owners = desiredOwners(['r1', 'r2'], ASSIGNMENT);
+  const mine = ALL.filter((p) => owners[p] === 'r1');
+  const theirs = ALL.filter((p) => owners[p] === 'r2');
   const p1 = mine[0] ?? -1;
   const p2 = theirs[0] ?? -1;
   const lease = (partition: number, owner: string, expiresAt: number): LeaseRow => ({ partition, owner, expiresAt });
@@ -98,12 +171,21 @@ describe('planLeases', () => {
 
   it('counts me as live before my membership row is visible', () => {
     const leases = ALL.map((p) => lease(p, '', 0));
-    expect(planLeases('r1', ['r2'], leases, NOW).claim).toEqual(mine);
+    expect(planLeases('r1', [m('r2', ASSIGNMENT)], leases, NOW).claim).toEqual(mine);
   });
 
   it('takes every partition when alone', () => {
     const leases = ALL.map((p) => lease(p, 'gone', NOW - 1));
-    expect(planLeases('solo', ['solo'], leases, NOW)).toEqual({ claim: ALL, release: [] });
+    expect(planLeases('solo', [m('solo', ASSIGNMENT)], leases, NOW)).toEqual({ claim: ALL, release: [] });
+  });
+
+  it('beside a replica of an older version, plans by rendezvous, as that replica does', () => {
+    // The older replica claims what rendezvous gives it; were this one to plan balanced shares,
+    // a partition each thinks the other's would be left without an owner.
+    const leases = ALL.map((p) => lease(p, '', 0));
+    const old = ALL.filter((p) => desiredOwner(p, ['new', 'old']) === 'new');
+    expect(planLeases('new', [m('new', ASSIGNMENT), m('old', '')], leases, NOW).claim).toEqual(old);
+    expect(old).not.toEqual(ALL.filter((p) => desiredOwners(['new', 'old'], 'balanced')[p] === 'new'));
   });
 });
 

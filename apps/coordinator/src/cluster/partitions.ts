@@ -2,9 +2,10 @@
  * How coordinator replicas share the monitors (pure: no I/O, no clock). Monitors fall into a
  * fixed number of partitions by a hash of their id; each partition is leased through the
  * database by exactly one replica, which alone schedules and evaluates its monitors. Which
- * replica should own a partition is decided by rendezvous hashing over the live replicas, so
- * every replica computes the same answer and a change of membership moves only the
- * partitions of the replica that came or went.
+ * replica should own a partition is computed from the live replicas alone, so every replica
+ * computes the same answer: balanced shares (every replica within one partition of the others)
+ * once every live replica records that it assigns so, rendezvous hashing while any replica of
+ * an older version is live (docs/decisions/0041-balanced-partitions.md).
  */
 
 /** Partitions of the monitor space. Fixed: the lease table is seeded with one row each. */
@@ -23,6 +24,84 @@ function fnv1a(text: string): number {
 /** The partition of a monitor. */
 export function partitionOf(monitorId: string): number {
   return fnv1a(monitorId) % PARTITION_COUNT;
+}
+
+/** The finaliser of MurmurHash3: every input bit moves about half the output bits. */
+function mix32(hash: number): number {
+  let h = hash;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/**
+ * How the live replicas share the partitions: `balanced` (balancedOwners), or `rendezvous`
+ * (desiredOwner), the only way of replicas before balanced shares. Each replica records the
+ * one it follows with its membership; '' for replicas from before this was recorded.
+ */
+export type Assignment = 'rendezvous' | 'balanced';
+
+/** What this version records with its membership. */
+export const ASSIGNMENT: Assignment = 'balanced';
+
+/** A live replica as the assignment needs it. */
+export interface Member {
+  readonly id: string;
+  /** The Assignment it records ('' before they were recorded: rendezvous). */
+  readonly assignment: string;
+}
+
+/**
+ * The assignment every live replica follows: balanced once each of them records it, so that a
+ * cluster in the middle of an upgrade (older replicas still live) keeps the one plan its older
+ * replicas compute too and no partition is left without an owner.
+ */
+export function assignmentOf(members: readonly Member[]): Assignment {
+  return members.every((m) => m.assignment === 'balanced') ? 'balanced' : 'rendezvous';
+}
+
+/**
+ * The owner of each partition (index: partition) under `assignment`, or null for all when no
+ * replica is live.
+ */
+export function desiredOwners(live: readonly string[], assignment: Assignment): (string | null)[] {
+  if (assignment === 'balanced') return balancedOwners(live);
+  return Array.from({ length: PARTITION_COUNT }, (_, p) => desiredOwner(p, live));
+}
+
+/**
+ * Balanced shares: every replica owns ⌊P/N⌋ or ⌈P/N⌉ partitions. Every (partition, replica)
+ * pair gets a well-mixed score; pairs are taken from the highest score down, each partition
+ * going to the first replica that still has room. Like rendezvous hashing, the answer depends
+ * only on the set of live replicas, and a partition stays where it is unless room runs out.
+ */
+function balancedOwners(live: readonly string[]): (string | null)[] {
+  const replicas = [...new Set(live)].sort();
+  const owners = new Array<string | null>(PARTITION_COUNT).fill(null);
+  if (replicas.length === 0) return owners;
+  const pairs: { partition: number; replica: string; score: number }[] = [];
+  for (let partition = 0; partition < PARTITION_COUNT; partition++) {
+    for (const replica of replicas) pairs.push({ partition, replica, score: mix32(fnv1a(`${partition}:${replica}`)) });
+  }
+  pairs.sort(
+    (a, b) => b.score - a.score || (a.replica < b.replica ? -1 : a.replica > b.replica ? 1 : a.partition - b.partition),
+  );
+  const base = Math.floor(PARTITION_COUNT / replicas.length);
+  // Replicas that may own one more than `base`, first come first served.
+  let larger = PARTITION_COUNT % replicas.length;
+  const load = new Map<string, number>();
+  for (const { partition, replica } of pairs) {
+    if (owners[partition] !== null) continue;
+    const held = load.get(replica) ?? 0;
+    if (held === base && larger > 0) larger--;
+    else if (held >= base) continue;
+    owners[partition] = replica;
+    load.set(replica, held + 1);
+  }
+  return owners;
 }
 
 /** Rendezvous hashing: the live replica with the highest score for this partition (ties by id). */
@@ -56,16 +135,20 @@ export interface LeasePlan {
 
 /**
  * What replica `me` should do with the leases, given the live replicas (those whose
- * membership heartbeat is fresh; `me` counts even if its own row is not visible yet). A
- * partition another replica holds is never taken before its lease expires: its holder either
- * releases it (it saw the same membership) or dies and lets it expire.
+ * membership heartbeat is fresh; `me` counts even if its own row is not visible yet, following
+ * this version's ASSIGNMENT). A partition another replica holds is never taken before its lease
+ * expires: its holder either releases it (it saw the same membership) or dies and lets it expire.
  */
-export function planLeases(me: string, live: readonly string[], leases: readonly LeaseRow[], now: number): LeasePlan {
-  const members = live.includes(me) ? [...live] : [...live, me];
+export function planLeases(me: string, live: readonly Member[], leases: readonly LeaseRow[], now: number): LeasePlan {
+  const members = live.some((m) => m.id === me) ? [...live] : [...live, { id: me, assignment: ASSIGNMENT }];
+  const owners = desiredOwners(
+    members.map((m) => m.id),
+    assignmentOf(members),
+  );
   const claim: number[] = [];
   const release: number[] = [];
   for (const lease of leases) {
-    const ours = desiredOwner(lease.partition, members) === me;
+    const ours = owners[lease.partition] === me;
     if (lease.owner === me) {
       if (!ours) release.push(lease.partition);
     } else if (ours && (lease.owner === '' || lease.expiresAt <= now)) {

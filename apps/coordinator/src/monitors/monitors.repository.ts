@@ -157,13 +157,12 @@ export class MonitorsRepository {
    * the writing transaction, whoever writes (docs/decisions/0035-monitor-counts-and-page-from-either-end.md).
    */
   async countOfAccount(m: EntityManager, accountId: string): Promise<number> {
-    const row = await m
-      .createQueryBuilder()
-      .select('c.monitors', 'monitors')
-      .from('monitor_counts', 'c')
-      .where('c.account_id = :accountId', { accountId })
-      .getRawOne<{ monitors: number | string }>();
-    return Number(row?.monitors ?? 0);
+    // Plain SQL: read by every list request (docs/decisions/0038-the-monitor-list-in-plain-sql.md).
+    const rows = await m.query<{ monitors: number | string }[]>(
+      `SELECT "monitors" FROM "monitor_counts" WHERE "account_id" = ${this.db.placeholder(1)}`,
+      [accountId],
+    );
+    return Number(rows[0]?.monitors ?? 0);
   }
 
   async findOne(accountId: string, id: string): Promise<MonitorRecord | null> {

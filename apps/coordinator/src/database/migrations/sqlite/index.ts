@@ -22,6 +22,7 @@ import { PrivateRegions1765950000000 } from './1765950000000-private-regions.js'
 import { AgentEnrollment1766000000000 } from './1766000000000-agent-enrollment.js';
 import { PartitionedCheckHistory1766100000000 } from './1766100000000-partitioned-check-history.js';
 import { MonitorCounts1766200000000 } from './1766200000000-monitor-counts.js';
+import { BalancedPartitions1766300000000 } from './1766300000000-balanced-partitions.js';
 
 /** Reviewed SQLite migrations, oldest first; the same list in ../postgres (docs/decisions/0015-two-migration-sets.md). */
 export const SQLITE_MIGRATIONS = [
@@ -49,4 +50,5 @@ export const SQLITE_MIGRATIONS = [
   AgentEnrollment1766000000000,
   PartitionedCheckHistory1766100000000,
   MonitorCounts1766200000000,
+  BalancedPartitions1766300000000,
 ];
