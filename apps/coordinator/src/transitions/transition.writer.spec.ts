@@ -186,6 +186,10 @@ describe.each(testDatabases())('status changes and the partition fence on $name'
     expect(stored).toMatchObject({ lastStatus: 'down', lastStatusChange: 100 });
     // The outbox gets the monitor as it now is, every column converted as the ORM reads it.
     expect(s.handed.monitor).toEqual(stored);
+    // Down again with the incident open: nothing more to write or read.
+    s.statements.length = 0;
+    await s.down(id);
+    expect(rest()).toEqual([expect.stringContaining('"partition_leases"')]);
 
     const incident = await s.dataSource.manager.findOneByOrFail(IncidentEntity, { monitorId: id });
     s.statements.length = 0;

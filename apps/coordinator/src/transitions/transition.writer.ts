@@ -95,9 +95,8 @@ export class TransitionWriter {
     { monitor, openIncidentId }: StatusRecorded,
     input: TransitionInput,
   ): Promise<number> {
-    const open = openIncidentId === null ? null : await m.findOneBy(IncidentEntity, { id: openIncidentId });
     if (input.status === 'down') {
-      if (!monitor.active || open) return 0;
+      if (!monitor.active || openIncidentId !== null) return 0;
       const incident = await this.openIncident(m, monitor, input);
       return this.outbox.planOutage(m, monitor, {
         status: 'down',
@@ -110,6 +109,8 @@ export class TransitionWriter {
         evidence: input.evidence,
       });
     }
+    // Read whole only when there is one to resolve.
+    const open = openIncidentId === null ? null : await m.findOneBy(IncidentEntity, { id: openIncidentId });
     if (!open) return 0;
     await m.update(IncidentEntity, { id: open.id }, { resolvedAt: input.changedAt, updatedAt: input.changedAt });
     // The outage's unsent planned messages are cancelled even for a paused monitor.
