@@ -17,3 +17,4 @@ export * from './within.js';
 export * from './command-line.js';
 export * from './interner.js';
 export * from './connection-drain.js';
+export * from './hash.js';

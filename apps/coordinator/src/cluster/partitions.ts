@@ -1,3 +1,5 @@
+import { avalanche32 } from '#runtime';
+
 /**
  * How coordinator replicas share the monitors (pure: no I/O, no clock). Monitors fall into a
  * fixed number of partitions by a hash of their id; each partition is leased through the
@@ -24,17 +26,6 @@ function fnv1a(text: string): number {
 /** The partition of a monitor. */
 export function partitionOf(monitorId: string): number {
   return fnv1a(monitorId) % PARTITION_COUNT;
-}
-
-/** The finaliser of MurmurHash3: every input bit moves about half the output bits. */
-function mix32(hash: number): number {
-  let h = hash;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
 
 /**
@@ -84,7 +75,8 @@ function balancedOwners(live: readonly string[]): (string | null)[] {
   if (replicas.length === 0) return owners;
   const pairs: { partition: number; replica: string; score: number }[] = [];
   for (let partition = 0; partition < PARTITION_COUNT; partition++) {
-    for (const replica of replicas) pairs.push({ partition, replica, score: mix32(fnv1a(`${partition}:${replica}`)) });
+    for (const replica of replicas)
+      pairs.push({ partition, replica, score: avalanche32(fnv1a(`${partition}:${replica}`)) });
   }
   pairs.sort(
     (a, b) => b.score - a.score || (a.replica < b.replica ? -1 : a.replica > b.replica ? 1 : a.partition - b.partition),

@@ -1,3 +1,5 @@
+import { avalanche32 } from '#runtime';
+
 /**
  * The schedule maths of docs/decisions/0005-checks-and-status.md, pure and in integer milliseconds.
  *
@@ -114,17 +116,7 @@ function hash53(text: string): number {
     b = Math.imul(b ^ code, 0x9e3779b1);
     b = (b << 15) | (b >>> 17);
   }
-  const high = avalanche(a ^ Math.imul(b, 0x27d4eb2d));
-  const low = avalanche(b ^ high ^ Math.imul(a, 0x165667b1));
+  const high = avalanche32(a ^ Math.imul(b, 0x27d4eb2d));
+  const low = avalanche32(b ^ high ^ Math.imul(a, 0x165667b1));
   return (high >>> 11) * 2 ** 32 + low;
-}
-
-function avalanche(value: number): number {
-  let h = value;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
