@@ -11,12 +11,32 @@ import { ManualTimers } from '../scheduling/timers.js';
 import { LeaseStore } from './lease.store.js';
 import { PartitionManager, ReplicaModeConflictError, type PartitionListener } from './partition-manager.js';
 import { CoordinatorMemberEntity, PartitionLeaseEntity } from './cluster.entity.js';
-import { PARTITION_COUNT, partitionOf } from './partitions.js';
+import { desiredOwner, PARTITION_COUNT, partitionOf, type ReplicaMode } from './partitions.js';
 
 const LEASE_SECONDS = 4;
 const TTL_MS = LEASE_SECONDS * 1000;
 const STEP_MS = 250;
 const ALL = Array.from({ length: PARTITION_COUNT }, (_, p) => p);
+
+/**
+ * The lease store of a replica from before assignments were recorded: its heartbeat is the one
+ * statement that version sends, which names no assignment (a new row gets the column's default,
+ * ''). One statement, as there: a second one setting '' would let other replicas read the row
+ * in between as balanced.
+ */
+class OlderVersionStore extends LeaseStore {
+  constructor(private readonly database: Database) {
+    super(database);
+  }
+
+  override async heartbeat(id: string, version: string, startedAt: number, now: number, mode: ReplicaMode) {
+    await this.database.manager.upsert(
+      CoordinatorMemberEntity,
+      { id, version, startedAt, lastSeenAt: now, mode: mode.mode, subjectPrefix: mode.subjectPrefix },
+      ['id'],
+    );
+  }
+}
 
 /** A replica as the cluster sees it: its own connection, timers and listener log. */
 interface Replica {
@@ -157,7 +177,7 @@ describe.each(testDatabases())('partition leases on $name', (kind) => {
     expect(b.manager.partitions).toEqual(ALL);
   });
 
-  it('replicas share the partitions evenly', async () => {
+  it('replicas share the partitions evenly, and as rendezvous hashing while an older replica is live', async () => {
     const ids = ['bench-replica-0', 'bench-replica-1', 'bench-replica-2'];
     const rs: Replica[] = [];
     for (const id of ids) {
@@ -177,6 +197,20 @@ describe.each(testDatabases())('partition leases on $name', (kind) => {
       ),
     ).toEqual(['balanced', 'balanced', 'balanced']);
 
+    // A replica of an older version joins: every replica plans as it does, so none is left unowned.
+    const older = await replica('bench-replica-3', (database) => new OlderVersionStore(database));
+    await start(older);
+    await run(3 * TTL_MS);
+    const all = [...rs, older];
+    everyPartitionOnce(all);
+    const members = [...ids, older.id];
+    for (const r of all) expect(r.manager.partitions).toEqual(ALL.filter((p) => desiredOwner(p, members) === r.id));
+
+    // Once it is gone, balanced shares again.
+    await older.manager.stop();
+    older.alive = false;
+    await run(3 * TTL_MS);
+    expect(sizes(rs)).toEqual([21, 21, 22]);
     everyPartitionOnce(rs);
   });
 

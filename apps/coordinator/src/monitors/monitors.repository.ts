@@ -518,6 +518,9 @@ const MONITOR_COLUMN_NAMES = [
 /** MONITOR_COLUMN_NAMES of `monitors` aliased "m". */
 const MONITOR_COLUMNS = MONITOR_COLUMN_NAMES.map((column) => `"m"."${column}"`).join(', ');
 
+/** MONITOR_COLUMN_NAMES unqualified, for RETURNING: SQLite's names the table's columns only so. */
+const MONITOR_RETURNING = MONITOR_COLUMN_NAMES.map((column) => `"${column}"`).join(', ');
+
 /** What a status change finds when it records the new status (recordStatus). */
 export interface StatusRecorded {
   /** The monitor as it is now, the new status included. */
@@ -541,14 +544,12 @@ export async function recordStatus(
   status: LastStatus,
   changedAt: number,
 ): Promise<StatusRecorded | null> {
-  // No alias: SQLite's RETURNING names the table's columns only unqualified.
-  const columns = MONITOR_COLUMN_NAMES.map((column) => `"${column}"`).join(', ');
   const openIncident =
     `(SELECT "i"."id" FROM "incidents" "i" WHERE "i"."monitor_id" = "monitors"."id" AND "i"."resolved_at" IS NULL ` +
     `LIMIT 1) AS "open_incident_id"`;
   const sql =
     `UPDATE "monitors" SET "last_status" = ${db.placeholder(1)}, "last_status_change" = ${db.placeholder(2)} ` +
-    `WHERE "id" = ${db.placeholder(3)} RETURNING ${columns}, ${openIncident}`;
+    `WHERE "id" = ${db.placeholder(3)} RETURNING ${MONITOR_RETURNING}, ${openIncident}`;
   // Structured: TypeORM answers an UPDATE on PostgreSQL with [rows, count] otherwise.
   const runner = m.queryRunner;
   if (!runner) throw new Error('recordStatus runs inside a transaction');
