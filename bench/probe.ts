@@ -29,6 +29,7 @@ export async function probeBench(): Promise<void> {
   const warmup = Number(process.env.BENCH_WARMUP ?? 5);
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
   const withFloors = process.env.BENCH_FLOORS !== '0';
+  const only = checkFilter(process.env.BENCH_CHECKS);
   const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
   const targets = await startTargets(dir);
   const { caFile } = targets;
@@ -37,7 +38,7 @@ export async function probeBench(): Promise<void> {
     const kinds = withFloors ? floorKinds : [];
     return { name, peerName, floorKinds: kinds, picket: [], peer: [], floors: new Map(kinds.map((k) => [k, []])), run };
   };
-  const checks: Sampled[] = [
+  const allChecks: Sampled[] = [
     ...networkChecks(targets).map((check) =>
       sampled(check.name, 'blackbox_exporter', check.floorKinds, {
         picket: () => measure(check.kind, check.url),
@@ -52,6 +53,7 @@ export async function probeBench(): Promise<void> {
       floor: (kind) => measure(kind, targets.http),
     }),
   ];
+  const checks = allChecks.filter((check) => only === null || only.has(check.name.toLowerCase()));
   try {
     const blackbox = await startBlackbox(dir, caFile);
     for (let round = 0; round < rounds; round++) {
@@ -93,6 +95,19 @@ export async function probeBench(): Promise<void> {
       floorRows,
     );
   }
+}
+
+/** BENCH_CHECKS: the check kinds to run (`http,https,tcp,icmp`, any of them), or null for all. */
+function checkFilter(value: string | undefined): Set<string> | null {
+  const names = (value ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  const known = ['http', 'https', 'tcp', 'icmp'];
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length > 0)
+    throw new Error(`BENCH_CHECKS: unknown check ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  return names.length === 0 ? null : new Set(names);
 }
 
 /** How Picket's prober process gets its checks (BENCH_BATCH_MS, read by probe-worker.ts). */

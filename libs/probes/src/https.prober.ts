@@ -1,6 +1,5 @@
 import { lookup as systemLookup } from 'node:dns';
 import { Agent as HttpAgent, type ClientRequest } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
 import { createSecureContext, rootCertificates, type SecureContext, TLSSocket } from 'node:tls';
 import got, {
@@ -30,6 +29,7 @@ import { assertEgressLiteral, EGRESS_BLOCKED, egressMessage, PICKET_VERSION, typ
 import { abortedOutcome, type ProbeContext, type ProbeOutcome, type Prober } from './prober.js';
 import { failedJsonAssertion } from './json-assertions.js';
 import { CONNECT_ERRORS, DNS_ERRORS } from './network-errors.js';
+import { peerNotAfter, ProbeHttpsAgent } from './peer-identity.js';
 
 /** How much of a response body is searched for `response_body` unless told otherwise: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -123,7 +123,7 @@ function probeClient(egress: Egress, secureContext: SecureContext, verify: boole
   return got.extend({
     agent: {
       http: new HttpAgent({ keepAlive: false }),
-      https: new HttpsAgent({
+      https: new ProbeHttpsAgent({
         keepAlive: false,
         rejectUnauthorized: verify,
         maxCachedSessions: 0,
@@ -393,7 +393,7 @@ class Trace {
         socket.once('secureConnect', () => {
           hop.securedAt = performance.now();
           this.add('tls_ms', hop.securedAt - (hop.connectedAt ?? hop.startedAt));
-          if (this.wantCertificate && this.hop === hop) this.certNotAfter = notAfter(socket);
+          if (this.wantCertificate && this.hop === hop) this.certNotAfter = peerNotAfter(socket);
           if (this.hop === hop) this.progress = 'request';
         });
       }
@@ -436,12 +436,6 @@ class Trace {
   private add(key: keyof Trace['sums'], ms: number): void {
     this.sums[key] = (this.sums[key] ?? 0) + Math.max(0, ms);
   }
-}
-
-function notAfter(socket: TLSSocket): number | null {
-  const validTo = socket.getPeerCertificate().valid_to;
-  const ms = validTo ? Date.parse(validTo) : Number.NaN;
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
 }
 
 // ---- errors → outcomes ----------------------------------------------------------------------
