@@ -67,7 +67,8 @@ type Family = 4 | 6;
 
 interface Pending {
   readonly sequence: number;
-  /** The destination address as bytes: replies must come from it. */
+  /** The destination address as given, and as bytes: replies must come from it. */
+  readonly address: string;
   readonly target: Buffer;
   readonly signal: AbortSignal;
   readonly onAbort: () => void;
@@ -88,6 +89,8 @@ class Channel {
   /** In-flight requests by sequence number (a request stays until its send is done). */
   readonly pending = new Map<number, Pending>();
   nextSequence = 0;
+  /** Addresses pinged lately, as bytes (a monitor pings the same address every interval). */
+  readonly targets = new Map<string, Buffer>();
   constructor(readonly family: Family) {}
 }
 
@@ -195,7 +198,7 @@ export class IcmpPinger {
     const channel = this.channels[family];
     const socket = this.socketFor(family);
     if (socket === null) return Promise.resolve({ error: channel.failure ?? CLOSED_REASON, local: true });
-    const target = isIP(address) === family ? addressBytes(address, family) : null;
+    const target = targetBytes(channel, address);
     if (target === null) return Promise.resolve({ error: `not an IPv${family} address: ${address}`, local: true });
     const sequence = takeSequence(channel);
     if (sequence === null) return Promise.resolve({ error: 'too many pings in flight', local: true });
@@ -204,6 +207,7 @@ export class IcmpPinger {
     return new Promise<PingResult>((resolve) => {
       const pending: Pending = {
         sequence,
+        address,
         target,
         signal,
         onAbort: () => this.settle(channel, pending, abortResult(signal)),
@@ -213,7 +217,8 @@ export class IcmpPinger {
         settled: false,
       };
       channel.pending.set(sequence, pending);
-      signal.addEventListener('abort', pending.onAbort, { once: true });
+      // Removed when the request settles, by its abort too.
+      signal.addEventListener('abort', pending.onAbort);
       this.updateReceiving(channel);
       const afterSend = (error: Error | null) => {
         pending.sendDone = true;
@@ -352,8 +357,11 @@ export class IcmpPinger {
   // ---- requests and replies -----------------------------------------------------------------
 
   private echoRequest(family: Family, sequence: number): Buffer {
-    const packet = Buffer.alloc(8 + this.payload.length);
+    // From Node's shared pool (no zeroing, no buffer of its own): every byte is written below.
+    const packet = Buffer.allocUnsafe(8 + this.payload.length);
     packet.writeUInt8(TYPES[family].request, 0);
+    packet.writeUInt8(0, 1);
+    packet.writeUInt16BE(0, 2);
     packet.writeUInt16BE(this.identifier, 4);
     packet.writeUInt16BE(sequence, 6);
     this.payload.copy(packet, 8);
@@ -368,7 +376,7 @@ export class IcmpPinger {
     const pending = channel.pending.get(message.sequence);
     if (pending === undefined || pending.settled || pending.sentAt === null) return;
     if (message.kind === 'reply') {
-      if (!sameAddress(pending.target, source, channel.family)) return;
+      if (source !== pending.address && !sameAddress(pending.target, source, channel.family)) return;
       if (!startsWith(message.payload, this.payload)) return;
       const rttMs = Number(process.hrtime.bigint() - pending.sentAt) / 1e6;
       this.settle(channel, pending, { rttMs });
@@ -526,7 +534,21 @@ function parseIcmpMessage(icmp: Buffer, family: Family): IcmpMessage | null {
 }
 
 function startsWith(data: Buffer, prefix: Buffer): boolean {
-  return data.length >= prefix.length && data.subarray(0, prefix.length).equals(prefix);
+  return data.length >= prefix.length && data.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
+}
+
+/** How many addresses a channel keeps as bytes; past it the cache starts over. */
+const TARGETS_KEPT = 4096;
+
+/** `address` as the channel's family's bytes (kept for the next ping), or null when it is not one. */
+function targetBytes(channel: Channel, address: string): Buffer | null {
+  const known = channel.targets.get(address);
+  if (known !== undefined) return known;
+  const bytes = isIP(address) === channel.family ? addressBytes(address, channel.family) : null;
+  if (bytes === null) return null;
+  if (channel.targets.size >= TARGETS_KEPT) channel.targets.clear();
+  channel.targets.set(address, bytes);
+  return bytes;
 }
 
 function sameAddress(target: Buffer, source: string, family: Family): boolean {
