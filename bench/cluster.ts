@@ -126,11 +126,16 @@ export async function clusterBench(): Promise<void> {
     // ---- the measured window ----------------------------------------------------------------
     const before = await snapshot(client, nc, dbName, prefix, replicas, agentCount);
     const rss = new Map<string, number[]>(replicas.map((r) => [r.id, []]));
-    for (let t = 0; t < seconds; t += 5) {
-      await sleep(Math.min(5, seconds - t) * 1000);
-      for (const r of replicas) rss.get(r.id)!.push(processRssMb(r.process.pid));
+    // The backends' CPU is sampled every second: the replicas' pools close idle connections and
+    // open new ones within the window, so two snapshots alone would miss most of it.
+    const backends = new BackendCpu(before.postgresCpu);
+    for (let t = 0; t < seconds; t++) {
+      await sleep(Math.min(1, seconds - t) * 1000);
+      backends.sample(postgresBackendsCpu(dbName));
+      if (t % 5 === 4 || t === seconds - 1) for (const r of replicas) rss.get(r.id)!.push(processRssMb(r.process.pid));
     }
     const after = await snapshot(client, nc, dbName, prefix, replicas, agentCount);
+    backends.sample(after.postgresCpu);
     const windowS = (after.at - before.at) / 1000;
     const dbChecks = after.db.rows - before.db.rows;
 
@@ -158,7 +163,7 @@ export async function clusterBench(): Promise<void> {
         'RSS MB / 1000 monitors': owned > 0 ? rssMax / (owned / 1000) : NaN,
       });
     }
-    const pgCpu = diffCpu(before.postgresCpu, after.postgresCpu) / CLK_TCK;
+    const pgCpu = backends.ticks() / CLK_TCK;
     const agentDelta = (key: keyof Omit<FakeAgentStats, 'agent_id'>) =>
       after.agents.reduce((s, a) => s + a[key], 0) - before.agents.reduce((s, a) => s + a[key], 0);
     const batches = agentDelta('batches');
@@ -265,7 +270,7 @@ export async function clusterBench(): Promise<void> {
       'Cluster: totals, detection, failover',
       `\`npm run bench -- cluster\`, the same run. Rows and bytes from pg_stat_database and pg_database_size of the ` +
         `bench's own database (rows include the roll-up updates; bytes include their dead tuples), check_results bytes / row from the size of its partitions (indexes included); WAL from pg_stat_wal (the whole server: other databases' writes count too). ` +
-        `PostgreSQL CPU: the backends of the bench's database only (not the WAL writer or checkpointer). ` +
+        `PostgreSQL CPU: the backends of the bench's database only (not the WAL writer or checkpointer), sampled every second. ` +
         `NATS messages: what the fake agents received and sent (probe batches, single requests, replies; heartbeats not counted). ` +
         `Detection: ${detect.length} monitors' results turn DOWN in every region (fail_threshold 2) until last_status is down. ` +
         `Failover: SIGKILL of ${victim.id}, COORDINATOR_LEASE_SECONDS 10.`,
@@ -446,14 +451,32 @@ function postgresBackendsCpu(dbName: string): Map<number, number> {
   return ticks;
 }
 
-/** Ticks used between two snapshots by the processes present in both. */
-function diffCpu(before: Map<number, number>, after: Map<number, number>): number {
-  let sum = 0;
-  for (const [pid, t1] of after) {
-    const t0 = before.get(pid);
-    if (t0 !== undefined && !Number.isNaN(t0) && !Number.isNaN(t1)) sum += t1 - t0;
+/**
+ * Ticks the backends used within the window, from samples: each from its first sample (a backend
+ * absent at the start began within the window, from 0) to its last. A backend that exits between
+ * two samples loses at most one interval's use.
+ */
+class BackendCpu {
+  private readonly first: Map<number, number>;
+  private readonly last = new Map<number, number>();
+
+  constructor(start: Map<number, number>) {
+    this.first = new Map([...start].filter(([, ticks]) => !Number.isNaN(ticks)));
   }
-  return sum;
+
+  sample(now: Map<number, number>): void {
+    for (const [pid, ticks] of now) {
+      if (Number.isNaN(ticks)) continue;
+      if (!this.first.has(pid) && !this.last.has(pid)) this.first.set(pid, 0);
+      this.last.set(pid, ticks);
+    }
+  }
+
+  ticks(): number {
+    let sum = 0;
+    for (const [pid, ticks] of this.last) sum += ticks - (this.first.get(pid) ?? 0);
+    return sum;
+  }
 }
 
 /** Sum of every sample of a metric (all label sets) in Prometheus text. */
