@@ -9,6 +9,7 @@ import type { NatsConnection } from '#runtime';
 import { NATS_INIT_FILES, natsInit } from '../../apps/coordinator/src/nats-auth/nats-init.js';
 import { freePort, natsServerBinary } from './faults.js';
 import { REPO_ROOT } from './processes.js';
+import { testAuthority } from './tls.js';
 import { waitFor } from './wait.js';
 
 /** The NATS files shipped in deploy/nats (docs/decisions/0019-securing-nats.md). */
@@ -43,8 +44,8 @@ const LOOPBACK_AND_CLUSTER_NAMES: AltName[] = [
 
 /** A CA, a server certificate for loopback and the shipped cluster's names, a client certificate, and a stranger CA. */
 export async function writeNatsPki(dir: string): Promise<NatsPkiFiles> {
-  const ca = await makeCa('Picket NATS Test CA');
-  const other = await makeCa('Some Other CA');
+  const ca = await testAuthority('Picket NATS Test CA');
+  const other = await testAuthority('Some Other CA');
   const leaf = (cn: string, ext: { serverAuth?: boolean; clientAuth?: boolean }, altNames?: AltName[]) =>
     generate([{ name: 'commonName', value: cn }], {
       keyType: 'ec',
@@ -76,17 +77,6 @@ export async function writeNatsPki(dir: string): Promise<NatsPkiFiles> {
   writeFileSync(files.clientKey, client.private, { mode: 0o600 });
   writeFileSync(files.otherCa, other.cert);
   return files;
-}
-
-function makeCa(name: string) {
-  return generate([{ name: 'commonName', value: name }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    ],
-  });
 }
 
 /**

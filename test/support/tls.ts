@@ -9,17 +9,22 @@ export interface TestPki {
 
 let cached: Promise<TestPki> | undefined;
 
+/** A throwaway certificate authority (EC, SHA-256) named `commonName`. */
+export function testAuthority(commonName: string): ReturnType<typeof generate> {
+  return generate([{ name: 'commonName', value: commonName }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    ],
+  });
+}
+
 /** A throwaway CA and a loopback server certificate, made once per test file. */
 export function testPki(): Promise<TestPki> {
   cached ??= (async () => {
-    const ca = await generate([{ name: 'commonName', value: 'Picket Test CA' }], {
-      keyType: 'ec',
-      algorithm: 'sha256',
-      extensions: [
-        { name: 'basicConstraints', cA: true, critical: true },
-        { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-      ],
-    });
+    const ca = await testAuthority('Picket Test CA');
     const server = await generate([{ name: 'commonName', value: 'localhost' }], {
       keyType: 'ec',
       algorithm: 'sha256',

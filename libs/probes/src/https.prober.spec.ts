@@ -11,6 +11,7 @@ import { createHttpsProber, type HttpsProberOptions } from './https.prober.js';
 import type { ProbeContext, ProberTable, ProbeOutcome } from './prober.js';
 import { runProbe } from './run-probe.js';
 import { tableWithOnly } from '../../../test/support/probe-request.js';
+import { testAuthority } from '../../../test/support/tls.js';
 
 // ---- certificates -------------------------------------------------------------------------
 
@@ -22,14 +23,7 @@ const SERVER_NAMES = [
 ];
 
 async function makeCertificates() {
-  const ca = await generate([{ name: 'commonName', value: 'Picket Test CA' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    ],
-  });
+  const ca = await testAuthority('Picket Test CA');
   const leafExtensions = [
     { name: 'basicConstraints' as const, cA: false },
     { name: 'keyUsage' as const, digitalSignature: true, keyEncipherment: true },

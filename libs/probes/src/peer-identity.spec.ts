@@ -7,6 +7,7 @@ import { generate } from 'selfsigned';
 import { createHttpsProber } from './https.prober.js';
 import { certificateNames } from './peer-identity.js';
 import type { ProbeOutcome } from './prober.js';
+import { testAuthority } from '../../../test/support/tls.js';
 
 // The probes' HTTPS agent checks the server's name on the leaf alone (peer-identity.ts). These
 // tests hold it to Node's own verdict on the whole chain, for every kind of name a certificate
@@ -45,14 +46,7 @@ const ports: Partial<Record<keyof typeof CERTIFICATES, number>> = {};
 const servers: Server[] = [];
 
 beforeAll(async () => {
-  const authority = await generate([{ name: 'commonName', value: 'Picket Identity Test CA' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    ],
-  });
+  const authority = await testAuthority('Picket Identity Test CA');
   ca = authority.cert;
   for (const [name, { cn, altNames }] of Object.entries(CERTIFICATES)) {
     const leaf = await generate([{ name: 'commonName', value: cn }], {
