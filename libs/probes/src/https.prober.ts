@@ -1,6 +1,7 @@
 import { lookup as systemLookup } from 'node:dns';
 import { Agent as HttpAgent, type ClientRequest } from 'node:http';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { types } from 'node:util';
 import { createSecureContext, rootCertificates, type SecureContext, TLSSocket } from 'node:tls';
 import got, {
   type Got,
@@ -195,7 +196,7 @@ function exchange(
       if (settled) return;
       settled = true;
       stream.destroy();
-      if (outcome instanceof Error) reject(outcome);
+      if (isError(outcome)) reject(outcome);
       else resolve(outcome);
     };
 
@@ -528,10 +529,19 @@ function classify(error: Error, context: ProbeContext, trace: Trace): ProbeOutco
   return trace.outcome('down', trace.responded ? 'response' : phase, `request failed (${code})`);
 }
 
+/**
+ * Whether `value` is an Error, from whichever realm made it: Node's own errors (a socket's EPROTO)
+ * fail `instanceof Error` where the prober runs in another context than Node's internals (jest's
+ * VM modules, seen on Node 24).
+ */
+function isError(value: unknown): value is Error {
+  return value instanceof Error || types.isNativeError(value);
+}
+
 /** The most specific code of a (got-wrapped) error, or null when it has none. */
 function errorCode(error: Error): string | null {
   const generic = error instanceof RequestError ? 'ERR_GOT_REQUEST_ERROR' : null;
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+  for (let current: unknown = error; isError(current); current = current.cause) {
     const code = (current as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && code !== generic && /^[A-Z0-9_]{2,64}$/.test(code)) return code;
   }
