@@ -467,7 +467,7 @@ class BackendCpu {
   sample(now: Map<number, number>): void {
     for (const [pid, ticks] of now) {
       if (Number.isNaN(ticks)) continue;
-      if (!this.first.has(pid) && !this.last.has(pid)) this.first.set(pid, 0);
+      if (!this.first.has(pid)) this.first.set(pid, 0);
       this.last.set(pid, ticks);
     }
   }

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, LookupFunction } from 'node:net';
@@ -15,7 +16,8 @@ import { testAuthority } from '../../../test/support/tls.js';
 
 const NOT_AFTER = new Date('2032-03-04T05:06:07Z');
 
-type AltName = { type: 2; value: string } | { type: 7; ip: string };
+/** subjectAltName entries: 2 DNS, 6 URI, 7 IP address. */
+type AltName = { type: 2 | 6; value: string } | { type: 7; ip: string };
 
 /** Certificates by what they name: the subject's CN, and the subjectAltName entries if any. */
 const CERTIFICATES: Record<string, { cn: string; altNames?: AltName[] }> = {
@@ -24,7 +26,7 @@ const CERTIFICATES: Record<string, { cn: string; altNames?: AltName[] }> = {
   wildcard: { cn: 'wild', altNames: [{ type: 2, value: '*.wild.test' }] },
   ipSan: { cn: 'ip', altNames: [{ type: 7, ip: '127.0.0.1' }] },
   ipInCnOnly: { cn: '127.0.0.1' },
-  uriAndCn: { cn: 'uri.test', altNames: [{ type: 6, value: 'https://uri.test/' } as unknown as AltName] },
+  uriAndCn: { cn: 'uri.test', altNames: [{ type: 6, value: 'https://uri.test/' }] },
 };
 
 /** [certificate, host in the URL, whether the name check passes] */
@@ -43,6 +45,7 @@ const CASES: [keyof typeof CERTIFICATES, string, boolean][] = [
 
 let ca: string;
 const ports: Partial<Record<keyof typeof CERTIFICATES, number>> = {};
+const leaves: Partial<Record<keyof typeof CERTIFICATES, X509Certificate>> = {};
 const servers: Server[] = [];
 
 beforeAll(async () => {
@@ -66,6 +69,7 @@ beforeAll(async () => {
     await once(server, 'listening');
     servers.push(server);
     ports[name] = (server.address() as AddressInfo).port;
+    leaves[name] = new X509Certificate(leaf.cert);
   }
 });
 
@@ -116,6 +120,16 @@ async function nodeVerdict(certificate: keyof typeof CERTIFICATES, host: string)
 }
 
 describe('the probes’ host name check', () => {
+  it('runs against certificates that name what each case relies on', () => {
+    const altNames = (certificate: keyof typeof CERTIFICATES) => leaves[certificate]?.subjectAltName;
+    expect(altNames('cnOnly')).toBeUndefined();
+    expect(altNames('ipInCnOnly')).toBeUndefined();
+    expect(altNames('sanAndCn')).toBe('DNS:san.test');
+    expect(altNames('wildcard')).toBe('DNS:*.wild.test');
+    expect(altNames('ipSan')).toBe('IP Address:127.0.0.1');
+    expect(altNames('uriAndCn')).toBe('URI:https://uri.test/');
+  });
+
   it.each(CASES)(
     'certificate %s, host %s: passes = %s, as Node decides on the whole chain',
     async (certificate, host, passes) => {
