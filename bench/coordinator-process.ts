@@ -13,9 +13,12 @@ export interface CoordinatorProcess {
   url: string;
 }
 
+/** Extra node arguments for every coordinator a bench starts (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+const NODE_ARGS = (process.env.BENCH_COORDINATOR_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 /** Starts the built coordinator (`dist/`) with `env` on a free loopback port; resolves once it is ready (`/readyz`). */
 export async function startCoordinator(env: Record<string, string>, port = freePort()): Promise<CoordinatorProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/coordinator/src/main.js')], {
+  const child = spawn(process.execPath, [...NODE_ARGS, join(ROOT, 'dist/apps/coordinator/src/main.js')], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -93,6 +93,31 @@ describe.each(testDatabases())('storage on $name', (kind) => {
     expect(rows).toHaveLength(MIGRATIONS.length);
   });
 
+  // Registered only there: SQLite has no unlogged tables, and lists no skipped test.
+  if (kind.name === 'postgres') {
+    it('PostgreSQL keeps the rate-limit buckets unlogged and every other table logged (0043)', async () => {
+      const ds = await connect();
+      await migrate(ds);
+      const persistence = async () =>
+        Object.fromEntries(
+          (
+            await ds.query<{ relname: string; relpersistence: string }[]>(
+              `SELECT "relname", "relpersistence" FROM pg_class WHERE "relkind" IN ('r', 'p') ` +
+                `AND "relnamespace" = current_schema()::regnamespace`,
+            )
+          ).map((row) => [row.relname, row.relpersistence]),
+        );
+      const tables = await persistence();
+      expect(tables).toMatchObject({ rate_limits: 'u', auth_failures: 'u', monitors: 'p', accounts: 'p' });
+      const unlogged = Object.keys(tables).filter((name) => tables[name] !== 'p');
+      expect(unlogged.sort()).toEqual(['auth_failures', 'rate_limits']);
+      // Down to just before this migration (later ones are undone first).
+      const after = MIGRATIONS.length - MIGRATIONS.indexOf('UnloggedRateLimits1766400000000');
+      for (let i = 0; i < after; i++) await ds.undoLastMigration();
+      expect(await persistence()).toMatchObject({ rate_limits: 'p', auth_failures: 'p' });
+    });
+  }
+
   it('the migrations can be reverted', async () => {
     const ds = await connect();
     await migrate(ds);

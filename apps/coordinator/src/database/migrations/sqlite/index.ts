@@ -23,6 +23,7 @@ import { AgentEnrollment1766000000000 } from './1766000000000-agent-enrollment.j
 import { PartitionedCheckHistory1766100000000 } from './1766100000000-partitioned-check-history.js';
 import { MonitorCounts1766200000000 } from './1766200000000-monitor-counts.js';
 import { BalancedPartitions1766300000000 } from './1766300000000-balanced-partitions.js';
+import { UnloggedRateLimits1766400000000 } from './1766400000000-unlogged-rate-limits.js';
 
 /** Reviewed SQLite migrations, oldest first; the same list in ../postgres (docs/decisions/0015-two-migration-sets.md). */
 export const SQLITE_MIGRATIONS = [
@@ -51,4 +52,5 @@ export const SQLITE_MIGRATIONS = [
   PartitionedCheckHistory1766100000000,
   MonitorCounts1766200000000,
   BalancedPartitions1766300000000,
+  UnloggedRateLimits1766400000000,
 ];
