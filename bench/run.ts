@@ -1,4 +1,5 @@
 import { adversityBench } from './adversity.js';
+import { apiBench } from './api.js';
 import { agentBench } from './agent.js';
 import { clusterBench } from './cluster.js';
 import { dashboardBench } from './dashboard.js';
@@ -22,6 +23,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   intake: intakeBench,
   dashboard: dashboardBench,
   cluster: clusterBench,
+  api: apiBench,
 };
 
 const name = process.argv[2] ?? '';

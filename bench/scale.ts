@@ -38,15 +38,7 @@ export async function scaleBench(): Promise<void> {
   const optionSets = (process.env.BENCH_COORDINATOR_NODE_OPTIONS ?? `none;${deployedNodeOptions('coordinator')}`)
     .split(';')
     .map((options) => (options === 'none' ? '' : options));
-  try {
-    execFileSync(WRK, ['--version'], { stdio: 'ignore' });
-  } catch (error) {
-    // wrk prints its version and exits 1; only a missing binary throws ENOENT.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      process.stderr.write(`no wrk at ${WRK}: apt-get install wrk (or set BENCH_WRK)\n`);
-      process.exit(1);
-    }
-  }
+  requireWrk();
   const target = createTcpServer((socket) => socket.end());
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   const targetPort = (target.address() as AddressInfo).port;
@@ -85,8 +77,21 @@ export async function scaleBench(): Promise<void> {
   );
 }
 
+/** Exits with a hint when there is no wrk binary. */
+export function requireWrk(): void {
+  try {
+    execFileSync(WRK, ['--version'], { stdio: 'ignore' });
+  } catch (error) {
+    // wrk prints its version and exits 1; only a missing binary throws ENOENT.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      process.stderr.write(`no wrk at ${WRK}: apt-get install wrk (or set BENCH_WRK)\n`);
+      process.exit(1);
+    }
+  }
+}
+
 /** Runs `fn` on a fresh database of the kind: a SQLite file in a temporary directory, or a scratch PostgreSQL database. */
-async function onDatabase<T>(database: string, fn: (databaseUrl: string) => Promise<T>): Promise<T> {
+export async function onDatabase<T>(database: string, fn: (databaseUrl: string) => Promise<T>): Promise<T> {
   if (database === 'postgres') return withScratchPostgres('picket_bench_scale', fn);
   if (database !== 'sqlite') throw new Error(`BENCH_DATABASES: unknown database ${database}`);
   const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));
@@ -233,7 +238,7 @@ async function seed(databaseUrl: string, size: number, targetPort: number, statu
 }
 
 /** Requests/s and latency percentiles of one wrk run (`--latency`). */
-function wrk(url: string, seconds: number, apiKey: string | null): Row {
+export function wrk(url: string, seconds: number, apiKey: string | null): Row {
   const args = ['-t1', '-c16', `-d${seconds}s`, '--latency', '-H', 'Accept-Encoding: gzip'];
   if (apiKey) args.push('-H', `Authorization: Bearer ${apiKey}`);
   const out = execFileSync(WRK, [...args, url], { encoding: 'utf8' });
