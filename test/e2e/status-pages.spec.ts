@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { ManualClock } from '#runtime';
 import { ResultsWriter } from '../../apps/coordinator/src/history/results-writer.js';
+import { StatusPagesRepository } from '../../apps/coordinator/src/status-pages/status-pages.repository.js';
 import { TransitionWriter } from '../../apps/coordinator/src/transitions/transition.writer.js';
 import type { ApiClient } from '../support/api-client.js';
 import { probeResult } from '../support/check-results.js';
@@ -418,6 +419,58 @@ describe.each(testDatabases())('status pages on $name', (kind) => {
       expect((await publicJson(`/status/${seeded.pageId}.json`)).name).toBe('Acme, renamed');
       expect((await api.patch(page(), { name: 'Acme <Status>' })).status).toBe(200);
       clock.set(SEED_NOW_MS);
+    });
+
+    it('renders an expired page once for the requests that arrive together', async () => {
+      clock.advance(60_000); // past any render kept so far
+      const repository = c.app.get(StatusPagesRepository);
+      const findPublic = repository.findPublic.bind(repository);
+      // A render that takes a while (SQLite answers at once: requests would not overlap).
+      const reads = jest.spyOn(repository, 'findPublic').mockImplementation(async (id: string) => {
+        const found = await findPublic(id);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return found;
+      });
+      try {
+        const [json, html] = await Promise.all([
+          Promise.all(Array.from({ length: 6 }, () => publicJson(`/status/${seeded.pageId}.json`))),
+          Promise.all(Array.from({ length: 6 }, () => publicGet(`/status/${seeded.pageId}`))),
+        ]);
+        expect(reads).toHaveBeenCalledTimes(1);
+        expect(json.map((answer) => answer.generated_at)).toEqual(Array(6).fill(SEED_NOW_MS / 1000 + 60));
+        expect(html.map((answer) => answer.status)).toEqual(Array(6).fill(200));
+      } finally {
+        reads.mockRestore();
+        clock.set(SEED_NOW_MS);
+      }
+    });
+
+    it('does not keep a render that a change of the page overtook', async () => {
+      clock.advance(120_000); // past any render kept so far
+      const repository = c.app.get(StatusPagesRepository);
+      const findPublic = repository.findPublic.bind(repository);
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      // The render reads the page, then waits while the page is renamed through the API.
+      const reads = jest.spyOn(repository, 'findPublic').mockImplementationOnce(async (id: string) => {
+        const found = await findPublic(id);
+        await gate;
+        return found;
+      });
+      try {
+        const overtaken = publicJson(`/status/${seeded.pageId}.json`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect((await api.patch(page(), { name: 'Acme, renamed' })).status).toBe(200);
+        release();
+        expect((await overtaken).name).toBe('Acme <Status>');
+        // The next request renders again rather than being answered the overtaken render.
+        expect((await publicJson(`/status/${seeded.pageId}.json`)).name).toBe('Acme, renamed');
+        expect(reads).toHaveBeenCalledTimes(2);
+      } finally {
+        reads.mockRestore();
+        expect((await api.patch(page(), { name: 'Acme <Status>' })).status).toBe(200);
+        clock.set(SEED_NOW_MS);
+      }
     });
 
     it('shows incident reasons only when the page says so', async () => {

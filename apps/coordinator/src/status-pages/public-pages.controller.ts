@@ -210,12 +210,13 @@ function send(reply: FastifyReply, answer: PublicAnswer, json: boolean, request:
     }
     return;
   }
-  const { page, model, html, htmlGzip } = answer.rendered;
+  const { page, json: body, html, htmlGzip } = answer.rendered;
   // A page behind basic auth must not be kept by shared caches.
   const scope = page.basicAuth === null && request.authorization === undefined ? 'public' : 'private';
   void reply.header('cache-control', `${scope}, max-age=${PUBLIC_PAGE_CACHE_MS / 1000}`);
   if (json) {
-    void reply.type('application/json; charset=utf-8').send({ status: 'ok', data: model });
+    // Serialised once per render: Fastify sends a string typed as JSON as it is.
+    void reply.type('application/json; charset=utf-8').send(body);
     return;
   }
   void reply.type('text/html; charset=utf-8').header('vary', 'Accept-Encoding');

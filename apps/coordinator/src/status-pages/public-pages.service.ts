@@ -34,12 +34,28 @@ export const PUBLIC_PAGE_CACHE_MS = 15_000;
 /** Incidents listed at most (newest first). */
 export const PUBLIC_PAGE_INCIDENTS = 20;
 
-/** A page ready to serve: its settings (for basic auth), the model (JSON) and the HTML, plain and gzipped. */
+/**
+ * A page ready to serve: its settings (for basic auth), the model, the JSON answer's body
+ * (`{"status":"ok","data":model}`, serialised once per render rather than once per request) and
+ * the HTML, plain and gzipped.
+ */
 export interface RenderedPage {
   page: StatusPageEntity;
   model: PublicPage;
+  json: string;
   html: string;
   htmlGzip: Buffer;
+}
+
+/** A page as rendered at `at` (clock ms). */
+interface Rendered {
+  at: number;
+  value: RenderedPage;
+}
+
+/** A render under way: its identity tells whether a change has overtaken it. */
+interface Render {
+  result: Promise<Rendered | null>;
 }
 
 export type PublicAnswer =
@@ -59,7 +75,9 @@ const PAGE_ID = /^[0-9a-f]{24}$/;
  */
 @Injectable()
 export class PublicPagesService {
-  private readonly rendered = new Map<string, { at: number; value: RenderedPage }>();
+  private readonly rendered = new Map<string, Rendered>();
+  /** The render of a page under way, at most one per page: requests that find the page expired wait for it. */
+  private readonly rendering = new Map<string, Render>();
   private readonly domains = new Map<string, { at: number; pageId: string }>();
   /** Credentials scrypt already verified (verified-credentials.ts). */
   private readonly verified = new VerifiedCredentials();
@@ -76,17 +94,22 @@ export class PublicPagesService {
     private readonly hasher: PagePasswordCheck,
   ) {
     // A window changed: any page of its account may show it (pages are few; dropping all is simplest).
-    maintenanceWindows.onChange(() => this.rendered.clear());
+    maintenanceWindows.onChange(() => {
+      this.rendered.clear();
+      this.rendering.clear();
+    });
     statusPages.onChange((pageId) => {
-      this.rendered.delete(pageId);
+      this.forget(pageId);
       this.verified.forgetPage(pageId);
       this.domains.clear();
     });
     monitorEvents.subscribe((change) => {
       const monitorId = change.kind === 'deleted' ? change.monitorId : change.monitor.id;
       for (const [pageId, entry] of this.rendered) {
-        if (entry.value.page.monitors.includes(monitorId)) this.rendered.delete(pageId);
+        if (entry.value.page.monitors.includes(monitorId)) this.forget(pageId);
       }
+      // A render under way may have read the monitor before the change: none of them is kept.
+      this.rendering.clear();
     });
   }
 
@@ -120,25 +143,61 @@ export class PublicPagesService {
     authorization: string | undefined,
     address: string | undefined,
   ): Promise<PublicAnswer> {
-    const now = this.clock.now();
-    let entry = this.rendered.get(pageId);
-    if (!entry || now - entry.at >= PUBLIC_PAGE_CACHE_MS) {
-      const page = await this.pages.findPublic(pageId);
-      if (!page) {
-        this.rendered.delete(pageId);
-        return { kind: 'missing' };
-      }
-      const model = await this.model(page);
-      const html = renderPublicPage(model);
-      entry = { at: now, value: { page, model, html, htmlGzip: gzipSync(html) } };
-      this.rendered.set(pageId, entry);
-    }
+    const entry = await this.renderedPage(pageId);
+    if (entry === null) return { kind: 'missing' };
     const { page } = entry.value;
     if (page.basicAuth !== null) {
       const refused = await this.checkBasicAuth(page, page.basicAuth, authorization, address);
       if (refused) return refused;
     }
     return { kind: 'ok', rendered: entry.value };
+  }
+
+  /**
+   * The page as rendered within the last 15 s, or null when there is no such page. An expired or
+   * dropped page is rendered once, however many requests ask for it meanwhile: they all wait for
+   * that one render (a crowd on a bad day must not render it once each, nor reach the database
+   * once each). A render that a change overtook answers the requests that were waiting for it but
+   * is not kept (`forget` removed it from `rendering`): the next request renders again.
+   */
+  private renderedPage(pageId: string): Promise<Rendered | null> {
+    const now = this.clock.now();
+    const cached = this.rendered.get(pageId);
+    if (cached && now - cached.at < PUBLIC_PAGE_CACHE_MS) return Promise.resolve(cached);
+    const pending = this.rendering.get(pageId);
+    if (pending) return pending.result;
+    // Listed before it starts, so that it is removed even if it fails before its first await.
+    const render = {} as Render;
+    this.rendering.set(pageId, render);
+    render.result = this.render(pageId, now, render);
+    return render.result;
+  }
+
+  private async render(pageId: string, now: number, render: Render): Promise<Rendered | null> {
+    try {
+      const page = await this.pages.findPublic(pageId);
+      const entry: Rendered | null = page ? { at: now, value: await this.renderPage(page) } : null;
+      if (this.rendering.get(pageId) === render) {
+        if (entry) this.rendered.set(pageId, entry);
+        else this.rendered.delete(pageId);
+      }
+      return entry;
+    } finally {
+      if (this.rendering.get(pageId) === render) this.rendering.delete(pageId);
+    }
+  }
+
+  private async renderPage(page: StatusPageEntity): Promise<RenderedPage> {
+    const model = await this.model(page);
+    const html = renderPublicPage(model);
+    const json = JSON.stringify({ status: 'ok', data: model });
+    return { page, model, json, html, htmlGzip: gzipSync(html) };
+  }
+
+  /** Drops the page's render, kept or under way. */
+  private forget(pageId: string): void {
+    this.rendered.delete(pageId);
+    this.rendering.delete(pageId);
   }
 
   /**
