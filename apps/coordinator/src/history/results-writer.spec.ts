@@ -140,6 +140,27 @@ describe('ResultsWriter', () => {
     expect(repository.batches[0]!.map((row) => row.checkId)).toEqual(ids);
   });
 
+  it('counts the batch being written as pending until it is stored or back in the buffer', async () => {
+    let answer: (error?: Error) => void = () => undefined;
+    const write = jest.spyOn(repository, 'writeBatch').mockImplementationOnce(
+      (rows) =>
+        new Promise<number>((resolve, reject) => {
+          answer = (error) => (error ? reject(error) : resolve(rows.length));
+        }),
+    );
+    add(3);
+    const stuck = writer.flush();
+    await settle();
+    expect(write).toHaveBeenCalledTimes(1);
+    expect(writer.pending).toBe(3); // in flight, not stored: still waiting (a connection attempt can take seconds)
+    answer(outage());
+    await expect(stuck).rejects.toThrow('ECONNREFUSED');
+    expect(writer.pending).toBe(3); // back in the buffer, counted once
+    await writer.flush();
+    expect(writer.pending).toBe(0);
+    expect(repository.stored).toBe(3);
+  });
+
   it('drops only the row a non-outage error blames, after retrying the batch row by row', async () => {
     const bad = probeResult(MONITOR, 'eu-west-1', 'up', 10);
     repository.poison.add(bad.check_id);

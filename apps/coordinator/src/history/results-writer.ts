@@ -54,6 +54,8 @@ export class ResultsWriter implements BeforeApplicationShutdown {
   private readonly dropListeners: ((count: number) => void)[] = [];
   private droppedInOutage = 0;
   private late = 0;
+  /** Results of the batch being written: still waiting until it is stored (or back in the buffer). */
+  private writing = 0;
 
   constructor(
     private readonly results: CheckResultsRepository,
@@ -79,9 +81,9 @@ export class ResultsWriter implements BeforeApplicationShutdown {
     return this.late;
   }
 
-  /** Results waiting to be written. */
+  /** Results waiting to be written, the batch being written included. */
   get pending(): number {
-    return this.buffer.length;
+    return this.buffer.length + this.writing;
   }
 
   /**
@@ -128,7 +130,12 @@ export class ResultsWriter implements BeforeApplicationShutdown {
       try {
         while (this.buffer.length > 0) {
           const batch = this.buffer.splice(0, this.results.batchSize);
-          await this.write(batch);
+          this.writing = batch.length;
+          try {
+            await this.write(batch);
+          } finally {
+            this.writing = 0;
+          }
         }
       } finally {
         if (this.buffer.length > 0) this.schedule();
