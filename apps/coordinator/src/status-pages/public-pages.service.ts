@@ -35,13 +35,12 @@ export const PUBLIC_PAGE_CACHE_MS = 15_000;
 export const PUBLIC_PAGE_INCIDENTS = 20;
 
 /**
- * A page ready to serve: its settings (for basic auth), the model, the JSON answer's body
- * (`{"status":"ok","data":model}`, serialised once per render rather than once per request) and
- * the HTML, plain and gzipped.
+ * A page ready to serve: its settings (for basic auth), the JSON answer's body
+ * (`{"status":"ok","data":<the model>}`, serialised once per render rather than once per
+ * request) and the HTML, plain and gzipped.
  */
 export interface RenderedPage {
   page: StatusPageEntity;
-  model: PublicPage;
   json: string;
   html: string;
   htmlGzip: Buffer;
@@ -191,7 +190,7 @@ export class PublicPagesService {
     const model = await this.model(page);
     const html = renderPublicPage(model);
     const json = JSON.stringify({ status: 'ok', data: model });
-    return { page, model, json, html, htmlGzip: gzipSync(html) };
+    return { page, json, html, htmlGzip: gzipSync(html) };
   }
 
   /** Drops the page's render, kept or under way. */
