@@ -105,7 +105,7 @@ export class PublicPagesService {
     monitorEvents.subscribe((change) => {
       const monitorId = change.kind === 'deleted' ? change.monitorId : change.monitor.id;
       for (const [pageId, entry] of this.rendered) {
-        if (entry.value.page.monitors.includes(monitorId)) this.forget(pageId);
+        if (entry.value.page.monitors.includes(monitorId)) this.rendered.delete(pageId);
       }
       // A render under way may have read the monitor before the change: none of them is kept.
       this.rendering.clear();
