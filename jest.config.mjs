@@ -22,8 +22,10 @@ export default {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 30000,
-  // Most end-to-end suites wait on checks, timers and child processes rather than compute: two
-  // workers even on a 2-core machine (jest's default there is one, which runs everything in turn).
-  maxWorkers: Math.max(2, availableParallelism() - 1),
+  // Most end-to-end suites wait on checks, timers and child processes rather than compute, so
+  // workers outnumber cores: on a 2-core machine two workers left the cores idle while both
+  // waited; three cut a fresh clone's run from 925 s to 591 s with the cores busy throughout
+  // (jest's default there is one, which runs everything in turn).
+  maxWorkers: Math.max(3, availableParallelism() - 1),
   testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
 };
