@@ -6,6 +6,7 @@ import { dashboardBench } from './dashboard.js';
 import { detectionBench } from './detection.js';
 import { ingestBench } from './ingest.js';
 import { intakeBench } from './intake.js';
+import { listTextBench } from './list-text.js';
 import { probeBench, probeMaxBench } from './probe.js';
 import { scaleBench } from './scale.js';
 import { schedulingBench } from './scheduling.js';
@@ -24,6 +25,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   dashboard: dashboardBench,
   cluster: clusterBench,
   api: apiBench,
+  'list-text': listTextBench,
 };
 
 const name = process.argv[2] ?? '';

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermission } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/auth.service.js';
 import { MonitorIdPipe } from '../common/object-id.pipe.js';
@@ -12,6 +12,7 @@ export class MonitorsController {
   constructor(private readonly monitors: MonitorsService) {}
 
   @Get()
+  @Header('content-type', 'application/json; charset=utf-8')
   @RequirePermission('monitors:read')
   @ApiOperation({
     operationId: 'listMonitors',
@@ -31,8 +32,9 @@ export class MonitorsController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListMonitorsQuery,
     @RequestOrigin() origin: string,
-  ) {
-    return { status: 'ok', data: await this.monitors.list(principal.accountId, query, origin) };
+  ): Promise<string> {
+    // Serialised by the service, not by the framework (docs/decisions/0044-the-monitor-list-as-text.md).
+    return `{"status":"ok","data":${await this.monitors.list(principal.accountId, query, origin)}}`;
   }
 
   @Get(':id')

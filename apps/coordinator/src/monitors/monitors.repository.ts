@@ -93,7 +93,8 @@ interface SummaryMonitorRow {
 export class MonitorsRepository {
   constructor(private readonly db: Database) {}
 
-  async list(query: MonitorListQuery): Promise<{ total: number; records: MonitorRecord[] }> {
+  /** A page of monitors as stored, in the page's order (monitorJsonText answers them). */
+  async list(query: MonitorListQuery): Promise<{ total: number; rows: ListedMonitorRow[] }> {
     const { where, parameters } = this.listFilter(query);
     const filtered = query.active !== undefined || query.type !== undefined;
     // The first page is read forwards whatever the total: unfiltered, its count (one row, kept
@@ -106,19 +107,19 @@ export class MonitorsRepository {
         { offset: 0, limit: query.page.perPage, reversed: false },
         true,
       );
-      return { total: Number(rows[0]?.total ?? 0), records: rows.map(recordFromRow) };
+      return { total: Number(rows[0]?.total ?? 0), rows };
     }
     // Unfiltered, the account's count is one row (kept by triggers), not a scan of its monitors.
     const total = filtered
       ? await this.countWhere(where, parameters)
       : await this.countOfAccount(this.db.manager, query.accountId);
     const offset = pageOffset(query.page, total);
-    if (offset === null) return { total, records: [] };
+    if (offset === null) return { total, rows: [] };
     // Read from the nearer end: the last page costs what the first does (pageRead).
     const read = pageRead(offset, query.page.perPage, total);
-    const records = (await this.readPage(query, where, parameters, read, false)).map(recordFromRow);
-    if (read.reversed) records.reverse();
-    return { total, records };
+    const rows = await this.readPage(query, where, parameters, read, false);
+    if (read.reversed) rows.reverse();
+    return { total, rows };
   }
 
   /**
@@ -134,7 +135,7 @@ export class MonitorsRepository {
     parameters: unknown[],
     read: PageRead,
     withTotal: boolean,
-  ): Promise<ListedRow[]> {
+  ): Promise<ListedMonitorRow[]> {
     const direction = (query.order === 'asc') !== read.reversed ? 'ASC' : 'DESC';
     const contacts =
       `(SELECT ${this.db.dialect === 'postgres' ? 'string_agg' : 'group_concat'}("c"."contact_id", ',' ORDER BY "c"."position") ` +
@@ -146,7 +147,7 @@ export class MonitorsRepository {
       `SELECT ${MONITOR_COLUMNS}, ${contacts}${total} FROM "monitors" "m" WHERE ${where} ` +
       `ORDER BY ${SORT_EXPRESSIONS[query.sort](this.db)} ${direction}, "m"."id" ${direction} ` +
       `LIMIT ${this.db.placeholder(parameters.length + 1)} OFFSET ${this.db.placeholder(parameters.length + 2)}`;
-    return this.db.manager.query<ListedRow[]>(sql, [...parameters, read.limit, read.offset]);
+    return this.db.manager.query<ListedMonitorRow[]>(sql, [...parameters, read.limit, read.offset]);
   }
 
   /** The monitors a listFilter clause selects. */
@@ -467,14 +468,14 @@ export class MonitorsRepository {
 }
 
 /** A row of the list (MonitorsRepository.readPage). */
-type ListedRow = MonitorRow & { contact_ids: string | null; total?: number | string };
-
-function recordFromRow(row: ListedRow): MonitorRecord {
-  return { monitor: monitorFromRow(row), contactIds: row.contact_ids === null ? [] : row.contact_ids.split(',') };
-}
+export type ListedMonitorRow = MonitorRow & {
+  /** The monitor's contact ids in their order, comma-joined; null without contacts. */
+  contact_ids: string | null;
+  total?: number | string;
+};
 
 /** A row of `monitors` as MONITOR_COLUMNS reads it (both drivers' raw values). */
-interface MonitorRow {
+export interface MonitorRow {
   id: string;
   account_id: string;
   name: string;
@@ -562,7 +563,7 @@ export async function recordStatus(
  * The entity TypeORM would hydrate from the row: the same conversions as the entity's column
  * transformers (JSON text parsed, BIGINT as a number) and SQLite's 0/1 as a boolean.
  */
-function monitorFromRow(row: MonitorRow): MonitorEntity {
+export function monitorFromRow(row: MonitorRow): MonitorEntity {
   const monitor = new MonitorEntity();
   monitor.id = row.id;
   monitor.accountId = row.account_id;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { isProbedType, splitSettings, type ProbedSettings } from '#contracts';
 import { CLOCK, newObjectId, unixSeconds, type Clock } from '#runtime';
 import type { CreateGate } from '../auth/account-gate.js';
-import { paginationOf, pageRequest, type Pagination } from '../common/pagination.js';
+import { paginationOf, pageRequest } from '../common/pagination.js';
 import { checkInput, isPlainObject } from '#validation';
 import { literalEgressProblem, resolverEgressProblem } from '../common/egress-check.js';
 import { CoordinatorConfig } from '../config.js';
@@ -12,7 +12,7 @@ import { MonitorEvents } from './monitor-events.js';
 import { regionsProblem, typeKeyOf } from './monitor-regions.js';
 import { MonitorEntity } from './monitor.entity.js';
 import { CreateMonitorDto, ListMonitorsQuery, MONITOR_LIMITS, UpdateMonitorDto } from './monitor.dto.js';
-import { toMonitorActivityJson, toMonitorJson, type MonitorJson } from './monitor.mapper.js';
+import { monitorJsonText, toMonitorActivityJson, toMonitorJson, type MonitorJson } from './monitor.mapper.js';
 import {
   MonitorsRepository,
   UnknownContactsError,
@@ -42,14 +42,11 @@ export class MonitorsService {
   /**
    * The monitor methods take the request's origin: a heartbeat monitor's ping URL is under
    * PUBLIC_URL when set, else under the origin the client reached (docs/decisions/0027).
+   * The list answers its `data` as JSON text (monitorJsonText).
    */
-  async list(
-    accountId: string,
-    query: ListMonitorsQuery,
-    origin: string,
-  ): Promise<{ monitors: MonitorJson[]; pagination: Pagination }> {
+  async list(accountId: string, query: ListMonitorsQuery, origin: string): Promise<string> {
     const page = pageRequest(query, DEFAULT_MONITORS_PER_PAGE);
-    const { total, records } = await this.monitors.list({
+    const { total, rows } = await this.monitors.list({
       accountId,
       active: query.active === undefined ? undefined : query.active === 'true',
       type: query.monitor_type,
@@ -59,10 +56,8 @@ export class MonitorsService {
     });
     const now = unixSeconds(this.clock);
     const base = this.pingBase(origin);
-    return {
-      monitors: records.map((record) => toMonitorJson(record, now, base)),
-      pagination: paginationOf(page, total),
-    };
+    const monitors = rows.map((row) => monitorJsonText(row, now, base)).join(',');
+    return `{"monitors":[${monitors}],"pagination":${JSON.stringify(paginationOf(page, total))}}`;
   }
 
   async get(accountId: string, id: string, origin: string): Promise<MonitorJson> {
