@@ -22,7 +22,7 @@ import {
 import { bootstrapKeyProblem } from './config/api-key-pattern.js';
 import { parseCheckerAddresses, type ConfiguredAddresses } from './config/checker-addresses.js';
 import { parseCorsOrigins } from './config/cors-origins.js';
-import { parseDatabaseUrl, type DatabaseTarget } from './config/database-url.js';
+import { parseDatabaseUrl, SQLITE_CACHE_MB_DEFAULT, type DatabaseTarget } from './config/database-url.js';
 import { parseSecretsKey } from './config/secrets-key.js';
 import { DEFAULT_ENDPOINTS } from './config/notify-endpoints.js';
 import { loadTlsFiles } from './config/tls-files.js';
@@ -39,6 +39,17 @@ export class CoordinatorConfig extends NatsEnv {
   @Secret(maskUrlCredentials)
   @Matches(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, { message: 'must be sqlite:<path> or postgres://…' })
   DATABASE_URL = 'sqlite:./data/picket.db';
+
+  /**
+   * SQLite's page cache in MiB (unused with PostgreSQL): memory against reads served from the
+   * operating system's cache (docs/decisions/0045-a-smaller-sqlite-page-cache.md).
+   */
+  @Expose()
+  @Transform(digitsToInt)
+  @IsInt({ message: 'must be a whole number of MiB' })
+  @Min(1)
+  @Max(4096)
+  SQLITE_CACHE_MB = SQLITE_CACHE_MB_DEFAULT;
 
   @Expose()
   @Transform(digitsToInt)
@@ -398,7 +409,7 @@ export class CoordinatorConfig extends NatsEnv {
   get database(): DatabaseTarget {
     const target = parseDatabaseUrl(this.DATABASE_URL);
     if (!target) throw new Error('DATABASE_URL was validated at load time');
-    return target;
+    return target.dialect === 'sqlite' ? { ...target, cacheMb: this.SQLITE_CACHE_MB } : target;
   }
 
   /** CORS_ORIGINS as a set of lower-case origins (empty when unset). */

@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSource, type DataSourceOptions, type MixedList } from 'typeorm';
-import type { DatabaseTarget } from '../config/database-url.js';
+import { SQLITE_CACHE_MB_DEFAULT, type DatabaseTarget } from '../config/database-url.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 
@@ -38,6 +38,8 @@ export function dataSourceOptions(target: DatabaseTarget, entities: Entities): D
         db.pragma('busy_timeout = 2000');
         db.pragma('foreign_keys = ON');
         db.pragma('synchronous = NORMAL');
+        // Negative: KiB, not pages (docs/decisions/0045-a-smaller-sqlite-page-cache.md).
+        db.pragma(`cache_size = -${(target.cacheMb ?? SQLITE_CACHE_MB_DEFAULT) * 1024}`);
         // SQLite's LOWER folds ASCII only; Database.lower() uses this for Unicode, as PostgreSQL does.
         db.function(SQLITE_UNICODE_LOWER, { deterministic: true }, (value: unknown) =>
           typeof value === 'string' ? value.toLowerCase() : value,

@@ -4,6 +4,7 @@ import { testDatabases, type TestDatabase } from '../../../../test/support/datab
 import { AccountEntity } from '../auth/account.entity.js';
 import { ContactEntity } from '../contacts/contact.entity.js';
 import { MonitorContactEntity, MonitorEntity } from '../monitors/monitor.entity.js';
+import { loadCoordinatorConfig } from '../config.js';
 import { ENTITIES } from '../entities.js';
 import { openDataSource, parseDatabaseUrl } from './data-source.js';
 import { Database } from './database.js';
@@ -289,6 +290,27 @@ describe.each(testDatabases())('storage on $name', (kind) => {
 });
 
 describe('Database on SQLite', () => {
+  it('keeps the page cache SQLITE_CACHE_MB asks for, 4 MiB unless told', async () => {
+    const db = await testDatabases()[0]!.create();
+    try {
+      for (const [env, kib] of [
+        [{}, 4096],
+        [{ SQLITE_CACHE_MB: '32' }, 32_768],
+      ] as const) {
+        const target = loadCoordinatorConfig({ DATABASE_URL: db.url, ...env }).database;
+        const ds = await openDataSource(target, ENTITIES);
+        try {
+          expect(await ds.query('PRAGMA cache_size')).toEqual([{ cache_size: -kib }]);
+        } finally {
+          await ds.destroy();
+        }
+      }
+      expect(() => loadCoordinatorConfig({ DATABASE_URL: db.url, SQLITE_CACHE_MB: '0' })).toThrow(/SQLITE_CACHE_MB/);
+    } finally {
+      await db.drop();
+    }
+  });
+
   it('serialises transactions on the single shared connection: no lost update', async () => {
     const sqlite = testDatabases()[0]!;
     const db = await sqlite.create();
