@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { DataSource } from 'typeorm';
 import { AgentsStore } from '../../apps/coordinator/src/agents/agents.store.js';
@@ -9,6 +8,7 @@ import { AccountsRepository } from '../../apps/coordinator/src/auth/accounts.rep
 import { ApiKeyEntity } from '../../apps/coordinator/src/auth/api-key.entity.js';
 import { hashApiKey } from '../../apps/coordinator/src/auth/api-key.js';
 import { DATA_SOURCE } from '../../apps/coordinator/src/database/database.js';
+import { freePort } from '../support/faults.js';
 import { ApiClient } from '../support/api-client.js';
 import { CapturingLogger, startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, withTestSecretsKey, type TestDatabase } from '../support/databases.js';
@@ -70,18 +70,6 @@ function json(result: CliResult): unknown {
   expect(result.stdout.endsWith('\n')).toBe(true);
   expect(result.stdout.slice(0, -1)).not.toContain('\n');
   return JSON.parse(result.stdout);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const PUSH_SUBSCRIPTION = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort } from '../support/faults.js';
 import { ApiClient } from '../support/api-client.js';
 import { testDatabases, type DatabaseKind, type TestDatabase } from '../support/databases.js';
 import { FakeReceiver, reply } from '../support/fake-receiver.js';
@@ -12,14 +12,6 @@ import { waitFor } from '../support/wait.js';
 const KEY = `pkt_${randomBytes(32).toString('hex')}`;
 const DELAY = 20;
 const STEP = 60;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** One database, target, webhook receiver and coordinator process of its own: the tests run concurrently. */
 class Harness {

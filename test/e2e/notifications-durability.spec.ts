@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort } from '../support/faults.js';
 import { ApiClient } from '../support/api-client.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
 import { FakeReceiver, reply } from '../support/fake-receiver.js';
@@ -10,14 +10,6 @@ import { waitFor } from '../support/wait.js';
 
 // A key from a random source: a made-up one (one repeated digit) is refused at start (docs/decisions/0018-abuse-limits-and-quotas.md).
 const KEY = `pkt_${randomBytes(32).toString('hex')}`;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * Durability: the coordinator process is SIGKILLed after a state change has committed (with

@@ -3,13 +3,30 @@ import { existsSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now. */
+/** Where freePort picks: below Linux's ephemeral range (32768–60999), which `listen(0)` draws from. */
+const PICKED_PORTS = { from: 20_000, count: 12_000 };
+
+/**
+ * A TCP port free on 127.0.0.1 right now, below the kernel's ephemeral range. Servers that a test
+ * stops while something still connects to them (targets, proxies, NATS) take their port from
+ * here: a port from `listen(0)` could be handed to another suite's server once closed, which
+ * would then answer what was meant to fail (seen in CI: a stopped target's checks answered by
+ * another suite's receiver).
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (let attempt = 0; ; attempt++) {
+    const port = PICKED_PORTS.from + Math.floor(Math.random() * PICKED_PORTS.count);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        error.code === 'EADDRINUSE' && attempt < 50 ? resolve(false) : reject(error),
+      );
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!bound) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
 }
 
 /**
@@ -26,7 +43,9 @@ export class TcpProxy {
     private readonly targetPort: number,
   ) {}
 
+  /** Listens on `port`, or on a freePort (it is cut and restored on the same port). */
   async start(port = 0): Promise<this> {
+    const listenOn = port || (await freePort());
     const server = createServer((client) => {
       const upstream = connect({ host: this.targetHost, port: this.targetPort });
       for (const s of [client, upstream]) {
@@ -40,7 +59,7 @@ export class TcpProxy {
       client.pipe(upstream);
       upstream.pipe(client);
     });
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(listenOn, '127.0.0.1', resolve));
     this.server = server;
     this.port = (server.address() as AddressInfo).port;
     return this;

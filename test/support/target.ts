@@ -1,8 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-
-/** Ports for targets that stop and start again: below Linux's ephemeral range (32768–60999). */
-const STOPPABLE_PORTS = { from: 20_000, count: 12_000 };
+import { freePort } from './faults.js';
 
 /**
  * A local HTTP target that can be switched between healthy (200), failing (503) and gone
@@ -18,24 +16,9 @@ export class SwitchableTarget {
   private server: Server | null = null;
   port = 0;
 
-  /**
-   * Listens on `port`, or on a free port below the kernel's ephemeral range. A stopped target's
-   * port must not be handed to another suite's `listen(0)` while this suite's checks still go
-   * to it: in CI a stopped target's port went to another suite's receiver, which answered the
-   * checks (UP where the test expected DOWN) and saw them as stray requests.
-   */
+  /** Listens on `port`, or on a freePort: once stopped, its port is not handed to another suite's server. */
   async start(port = 0): Promise<this> {
-    if (port !== 0) return this.listen(port);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.listen(STOPPABLE_PORTS.from + Math.floor(Math.random() * STOPPABLE_PORTS.count));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 50) throw error;
-      }
-    }
-  }
-
-  private async listen(port: number): Promise<this> {
+    const listenOn = port || (await freePort());
     this.server = createServer((_req, res) => {
       this.requests++;
       this.inFlight++;
@@ -47,20 +30,8 @@ export class SwitchableTarget {
       if (this.delayMs > 0) setTimeout(answer, this.delayMs);
       else answer();
     });
-    const server = this.server;
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, '127.0.0.1', () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-    } catch (error) {
-      this.server = null;
-      throw error;
-    }
-    this.port = (server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => this.server!.listen(listenOn, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
     return this;
   }
 
