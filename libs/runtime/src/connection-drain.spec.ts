@@ -22,6 +22,8 @@ interface Answer {
 describe('drainConnectionsOnClose', () => {
   let app: FastifyInstance | undefined;
   let release: () => void = () => undefined;
+  /** Settles when `/slow` has its request: only from then is the answer under way at close. */
+  let arrived: Promise<void> = Promise.resolve();
 
   afterEach(async () => {
     release();
@@ -35,7 +37,10 @@ describe('drainConnectionsOnClose', () => {
     app = tls ? Fastify({ ...options, https: tls }) : Fastify(options);
     drainConnectionsOnClose(app);
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let reached: () => void = () => undefined;
+    arrived = new Promise<void>((resolve) => (reached = resolve));
     app.get('/slow', async () => {
+      reached();
       await gate;
       return BODY;
     });
@@ -67,7 +72,9 @@ describe('drainConnectionsOnClose', () => {
     const port = await serve();
     const agent = new Agent({ keepAlive: true });
     const answer = get(port, '/slow', agent);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A fixed wait raced a loaded CI machine: a connection whose request has not arrived by the
+    // close is ended by design (nothing is under way on it), and the client saw ECONNRESET.
+    await arrived;
     const closed = app!.close();
     await listenerClosed();
     release();
@@ -82,7 +89,7 @@ describe('drainConnectionsOnClose', () => {
     const port = await serve({ key: pems.private, cert: pems.cert });
     const agent = new HttpsAgent({ keepAlive: true });
     const answer = get(port, '/slow', agent, true);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await arrived;
     const closed = app!.close();
     await listenerClosed();
     release();
