@@ -62,6 +62,11 @@ class FakeStore implements EvaluatorPorts {
     this.rows.set(monitorId, state);
   }
 
+  restartCount(monitorId: string): void {
+    const row = this.rows.get(monitorId);
+    if (row) this.rows.set(monitorId, { ...row, consecutiveDown: 0 });
+  }
+
   confirm(monitorId: string, afterRegionIndex: number): void {
     this.confirms.push([monitorId, afterRegionIndex]);
   }
@@ -199,6 +204,42 @@ describe('Evaluator', () => {
     expect(store.saves[1]?.state).toMatchObject({ status: 'up', consecutiveDown: 1 });
     store.saves[1]?.done.resolve();
     await expect(next).resolves.toMatchObject({ applied: true, confirmed: true });
+  });
+
+  it('holds nothing for an idle monitor: its next result starts from what the last save kept', async () => {
+    const store = storeWith(M1);
+    const evaluator = new Evaluator(store);
+    await expect(evaluator.submit(M1, result('down', 0), 2)).resolves.toMatchObject({ applied: true, events: [] });
+    expect(evaluator.size).toBe(0);
+    const second = await evaluator.submit(M1, result('down', 1), 2);
+    expect(second).toMatchObject({ applied: true, state: { status: 'down', consecutiveDown: 2 } });
+    expect(store.loads).toEqual([M1, M1]);
+    expect(evaluator.size).toBe(0);
+    // The newest applied result is kept with the state: an older one arriving now is out of order.
+    await expect(evaluator.submit(M1, result('up', 0), 2)).resolves.toEqual({ applied: false, reason: 'out_of_order' });
+  });
+
+  it('restartCount(): the run of DOWNs starts from zero, kept and in flight alike', async () => {
+    const store = storeWith(M1);
+    const evaluator = new Evaluator(store);
+    await evaluator.submit(M1, result('down', 0), 3);
+    expect(store.rows.get(M1)?.consecutiveDown).toBe(1);
+    evaluator.restartCount(M1); // idle: the kept state
+    expect(store.rows.get(M1)).toMatchObject({ status: 'up', consecutiveDown: 0 });
+    await expect(evaluator.submit(M1, result('down', 1), 3)).resolves.toMatchObject({
+      state: { consecutiveDown: 1 },
+    });
+
+    store.gateSaves = true;
+    const inFlight = evaluator.submit(M1, result('down', 2), 3);
+    const queued = evaluator.submit(M1, result('down', 3), 3);
+    await settle();
+    store.saves.at(-1)?.done.resolve();
+    await inFlight;
+    evaluator.restartCount(M1); // busy: the state the queued result will see
+    await settle();
+    store.saves.at(-1)?.done.resolve();
+    await expect(queued).resolves.toMatchObject({ state: { status: 'up', consecutiveDown: 1 } });
   });
 
   it('forget(): queued results of a deleted monitor are dropped and its state released', async () => {

@@ -7,15 +7,18 @@ export interface SubmittedResult extends CheckOutcome {
 }
 
 export interface EvaluatorPorts {
-  /** The monitor's stored state, or null when the monitor no longer exists. */
+  /** The monitor's state as the last save left it, or null when the monitor no longer exists. */
   load(monitorId: string): Promise<MonitorState | null>;
   /**
    * Commits a new state with the events it produced (status, last change, outbox rows: one
-   * transaction). Called once per applied result, in order; `events` is often empty (the
-   * state moved only in its counters). Evaluation of this monitor waits for it; a rejection
-   * fails that submission, and the state is loaded again for the next one.
+   * transaction), and keeps the state for the next load. Called once per applied result, in
+   * order; `events` is often empty (the state moved only in its counters). Evaluation of this
+   * monitor waits for it; a rejection fails that submission, and the state is loaded again for
+   * the next one.
    */
   save(monitorId: string, state: MonitorState, events: readonly MonitorEvent[]): Promise<void>;
+  /** The kept state's run of DOWNs starts again from zero; its status stays. */
+  restartCount(monitorId: string): void;
   /** Ask for the region after `afterRegionIndex` to check now (Scheduler.confirmNow). */
   confirm(monitorId: string, afterRegionIndex: number): void;
 }
@@ -31,7 +34,7 @@ export type Submission =
 
 const SETTLED: Promise<void> = Promise.resolve();
 
-/** Per-monitor queue: the tail of its evaluations and its state once loaded. */
+/** Per-monitor queue while evaluations of the monitor are under way: their tail, and the state once loaded. */
 interface Lane {
   tail: Promise<void>;
   state: MonitorState | undefined;
@@ -43,14 +46,17 @@ interface Lane {
 /**
  * One writer per monitor: results of one monitor are evaluated one at a time, in the order
  * they were submitted, each seeing the state the previous one saved; different monitors
- * proceed concurrently. State is loaded on first use and kept in memory.
+ * proceed concurrently. A monitor's state is loaded when its first result of a run arrives and
+ * kept while more are queued; once none is, the ports hold it, and the evaluator nothing
+ * (docs/decisions/0046-exact-arrays-and-fewer-sets-per-monitor.md: a lane and a state object
+ * per monitor were 15 MB of heap at 100,000 monitors).
  */
 export class Evaluator {
   private readonly lanes = new Map<string, Lane>();
 
   constructor(private readonly ports: EvaluatorPorts) {}
 
-  /** Monitors with state in memory or evaluations in flight. */
+  /** Monitors with evaluations in flight. */
   get size(): number {
     return this.lanes.size;
   }
@@ -83,6 +89,7 @@ export class Evaluator {
   restartCount(monitorId: string): void {
     const lane = this.lanes.get(monitorId);
     if (lane?.state && lane.state.consecutiveDown > 0) lane.state = { ...lane.state, consecutiveDown: 0 };
+    this.ports.restartCount(monitorId);
   }
 
   /**
@@ -130,8 +137,7 @@ export class Evaluator {
   private settled(monitorId: string, lane: Lane): void {
     lane.queued--;
     if (lane.queued > 0) return;
-    // Idle: its settled tail is not kept (one promise less per monitor held in memory).
-    lane.tail = SETTLED;
-    if (lane.state === undefined && this.lanes.get(monitorId) === lane) this.lanes.delete(monitorId);
+    // Idle: the ports hold its state until the next result.
+    if (this.lanes.get(monitorId) === lane) this.lanes.delete(monitorId);
   }
 }

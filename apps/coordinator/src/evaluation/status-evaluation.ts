@@ -37,9 +37,14 @@ export class StatusEvaluation implements OnModuleDestroy {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(TIMERS) private readonly timers: Timers,
   ) {
+    // The roster keeps each monitor's state between results (the evaluator only while it works).
     this.evaluator = new Evaluator({
       load: (id) => Promise.resolve(roster.stateOf(id)),
-      save: (id, state, events) => transitions.record(id, state, events),
+      save: async (id, state, events) => {
+        await transitions.record(id, state, events);
+        roster.recordEvaluated(id, state);
+      },
+      restartCount: (id) => roster.restartCount(id),
       confirm: (id, afterRegionIndex) => confirmations.request(id, afterRegionIndex),
     });
     roster.onChange((change) => {

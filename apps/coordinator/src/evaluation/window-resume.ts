@@ -15,8 +15,6 @@ import { StatusEvaluation } from './status-evaluation.js';
 @Injectable()
 export class WindowResume {
   private readonly logger = new Logger('Maintenance');
-  /** Monitors already looked up since this replica started checking them. */
-  private readonly seen = new Set<string>();
 
   constructor(
     private readonly roster: MonitorRoster,
@@ -26,12 +24,9 @@ export class WindowResume {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     roster.onChange((change) => {
-      if (change.kind === 'untracked') {
-        this.seen.delete(change.monitorId);
-        return;
-      }
-      if (this.seen.has(change.monitor.id)) return;
-      this.seen.add(change.monitor.id);
+      // Once per stretch of checking here: the roster says when it starts (no set of its own,
+      // docs/decisions/0046-exact-arrays-and-fewer-sets-per-monitor.md).
+      if (change.kind === 'untracked' || !change.added) return;
       // No query for a monitor no window names: a start with 100,000 monitors asks only for those.
       if (!this.calendar.concerns(change.monitor.accountId, change.monitor.id)) return;
       void this.resume(change.monitor.id);

@@ -16,7 +16,8 @@ function otherPartitionThan(id: string): string {
 
 function changesOf(roster: { onChange(l: (c: RosterChange) => void): void }): string[] {
   const seen: string[] = [];
-  roster.onChange((c) => seen.push(c.kind === 'tracked' ? `+${c.monitor.id}` : `-${c.monitorId}`));
+  // `+` a monitor this replica starts checking, `~` a change of one it checks, `-` one it stops checking.
+  roster.onChange((c) => seen.push(c.kind === 'tracked' ? `${c.added ? '+' : '~'}${c.monitor.id}` : `-${c.monitorId}`));
   return seen;
 }
 
@@ -30,10 +31,22 @@ describe('MonitorRoster', () => {
     expect(roster.size).toBe(1);
     expect(roster.owns(A)).toBe(true);
     expect(roster.owns(B)).toBe(false);
+    roster.apply({ kind: 'saved', monitor: monitorEntity(A, { checkInterval: 300 }) });
     roster.apply({ kind: 'deleted', monitorId: A });
     roster.apply({ kind: 'deleted', monitorId: A });
     expect(roster.get(A)).toBeUndefined();
-    expect(seen).toEqual([`+${A}`, `-${A}`]);
+    expect(seen).toEqual([`+${A}`, `~${A}`, `-${A}`]);
+  });
+
+  it('says a monitor is added again after it stopped being checked here (a partition lost and regained)', async () => {
+    const { roster, table } = rosterWith();
+    table.put(monitorEntity(A));
+    const seen = changesOf(roster);
+    await roster.adopt([partitionOf(A)]);
+    roster.release([partitionOf(A)]);
+    await roster.adopt([partitionOf(A)]);
+    roster.apply({ kind: 'saved', monitor: monitorEntity(A, { updatedAt: 2_000 }) });
+    expect(seen).toEqual([`+${A}`, `-${A}`, `+${A}`, `~${A}`]);
   });
 
   it('keeps the status it recorded when the API saves the monitor again (the API never writes status)', () => {
@@ -52,6 +65,26 @@ describe('MonitorRoster', () => {
     });
     expect(roster.stateOf(A)).toMatchObject({ status: 'down', lastChange: 5_000, consecutiveDown: 0 });
     expect(roster.stateOf(B)).toBeNull();
+  });
+
+  it('keeps the evaluation counters between results, through a save by the API, not past a partition handover', async () => {
+    const { roster, table } = rosterWith(monitorEntity(A));
+    table.put(monitorEntity(A));
+    expect(roster.stateOf(A)).toMatchObject({ consecutiveDown: 0, lastScheduledAt: 0 });
+    roster.recordEvaluated(A, { consecutiveDown: 2, lastScheduledAt: 7_000_500 });
+    roster.apply({ kind: 'saved', monitor: monitorEntity(A, { checkInterval: 300 }) });
+    expect(roster.stateOf(A)).toEqual({
+      status: 'pending',
+      consecutiveDown: 2,
+      lastChange: 1_000,
+      lastScheduledAt: 7_000_500,
+    });
+    roster.restartCount(A);
+    expect(roster.stateOf(A)).toMatchObject({ consecutiveDown: 0, lastScheduledAt: 7_000_500 });
+    roster.recordEvaluated(A, { consecutiveDown: 1, lastScheduledAt: 7_001_000 });
+    roster.release([partitionOf(A)]);
+    await roster.adopt([partitionOf(A)]);
+    expect(roster.stateOf(A)).toMatchObject({ consecutiveDown: 0, lastScheduledAt: 0 });
   });
 
   it('keeps its own copy of what checks need, not the entity it was given', () => {
@@ -77,6 +110,8 @@ describe('MonitorRoster', () => {
         'lastStatus',
         'lastStatusChange',
         'lastCheckedAt',
+        'consecutiveDown',
+        'lastScheduledAt',
       ].sort(),
     );
     expect(kept).toMatchObject({ id: A, name: 'Shop', regions: entity.regions, settings: entity.settings });

@@ -3,14 +3,18 @@ import { isRegionId, type RegionId } from '#contracts';
 import { Interner } from '#runtime';
 import { PartitionManager } from '../cluster/partition-manager.js';
 import { partitionOf } from '../cluster/partitions.js';
-import { initialState, type MonitorState } from '../evaluation/status.js';
+import type { MonitorState } from '../evaluation/status.js';
 import type { MonitorChange } from '../monitors/monitor-events.js';
 import type { MonitorEntity } from '../monitors/monitor.entity.js';
 import { effectiveStatus } from '../monitors/monitor-status.js';
 import { MonitorsRepository } from '../monitors/monitors.repository.js';
 
-/** A monitor this replica starts or stops checking. */
-export type RosterChange = { kind: 'tracked'; monitor: RosterMonitor } | { kind: 'untracked'; monitorId: string };
+/**
+ * A monitor this replica starts checking (`added`), whose settings changed while it checks it,
+ * or that it stops checking.
+ */
+export type RosterChange =
+  { kind: 'tracked'; monitor: RosterMonitor; added: boolean } | { kind: 'untracked'; monitorId: string };
 
 /**
  * What the roster keeps of a monitor: what checking, evaluating, counting and logging it read.
@@ -36,8 +40,19 @@ export class RosterMonitor {
   lastStatus: MonitorEntity['lastStatus'];
   lastStatusChange: number;
   lastCheckedAt: number | null;
+  /**
+   * The evaluation's counters (MonitorState), recorded after each applied result
+   * (recordEvaluated): held here rather than by the evaluator between results, so that an idle
+   * monitor costs no evaluator state (docs/decisions/0046-exact-arrays-and-fewer-sets-per-monitor.md).
+   * Not stored: a restart starts them from zero, as it always did.
+   */
+  consecutiveDown: number;
+  lastScheduledAt: number;
 
-  constructor(monitor: Pick<MonitorEntity, keyof RosterMonitor>, strings: Interner) {
+  constructor(
+    monitor: Pick<MonitorEntity, Exclude<keyof RosterMonitor, 'consecutiveDown' | 'lastScheduledAt'>>,
+    strings: Interner,
+  ) {
     this.id = monitor.id;
     // Each row read brings its own copies of strings most monitors share.
     this.accountId = strings.intern(monitor.accountId);
@@ -54,6 +69,8 @@ export class RosterMonitor {
     this.lastStatus = strings.intern(monitor.lastStatus);
     this.lastStatusChange = monitor.lastStatusChange;
     this.lastCheckedAt = monitor.lastCheckedAt;
+    this.consecutiveDown = 0;
+    this.lastScheduledAt = 0;
   }
 }
 
@@ -96,10 +113,33 @@ export class MonitorRoster {
     return this.monitors.has(monitorId) && this.partitions.ownsMonitor(monitorId);
   }
 
-  /** The monitor's status as evaluation starts from it; null when it is not checked here. */
+  /** The monitor's evaluation state as the last applied result left it; null when it is not checked here. */
   stateOf(monitorId: string): MonitorState | null {
     const monitor = this.monitors.get(monitorId);
-    return monitor ? initialState(monitor.lastStatus, monitor.lastStatusChange) : null;
+    if (!monitor) return null;
+    return {
+      status: monitor.lastStatus,
+      consecutiveDown: monitor.consecutiveDown,
+      lastChange: monitor.lastStatusChange,
+      lastScheduledAt: monitor.lastScheduledAt,
+    };
+  }
+
+  /**
+   * A result was applied and its state saved: the counters the next evaluation starts from. The
+   * status itself is recorded by recordStatus, once the change it belongs to is written.
+   */
+  recordEvaluated(monitorId: string, state: Pick<MonitorState, 'consecutiveDown' | 'lastScheduledAt'>): void {
+    const monitor = this.monitors.get(monitorId);
+    if (!monitor) return;
+    monitor.consecutiveDown = state.consecutiveDown;
+    monitor.lastScheduledAt = state.lastScheduledAt;
+  }
+
+  /** The run of DOWNs starts again from zero (a result taken in maintenance). */
+  restartCount(monitorId: string): void {
+    const monitor = this.monitors.get(monitorId);
+    if (monitor) monitor.consecutiveDown = 0;
   }
 
   /** A status change was recorded (transitions/). */
@@ -135,6 +175,8 @@ export class MonitorRoster {
       monitor.lastStatus = known.lastStatus;
       monitor.lastStatusChange = known.lastStatusChange;
       monitor.lastCheckedAt = Math.max(known.lastCheckedAt ?? 0, change.monitor.lastCheckedAt ?? 0) || null;
+      monitor.consecutiveDown = known.consecutiveDown;
+      monitor.lastScheduledAt = known.lastScheduledAt;
     }
     this.track(monitor);
   }
@@ -211,8 +253,9 @@ export class MonitorRoster {
   }
 
   private track(monitor: RosterMonitor): void {
+    const added = !this.monitors.has(monitor.id);
     this.monitors.set(monitor.id, monitor);
-    this.emit({ kind: 'tracked', monitor });
+    this.emit({ kind: 'tracked', monitor, added });
   }
 
   private untrack(monitorId: string): void {
