@@ -236,6 +236,7 @@ describe('Evaluator', () => {
     await settle();
     store.saves.at(-1)?.done.resolve();
     await inFlight;
+    expect(evaluator.size).toBe(1); // the queued result's lane holds the state now
     evaluator.restartCount(M1); // busy: the state the queued result will see
     await settle();
     store.saves.at(-1)?.done.resolve();

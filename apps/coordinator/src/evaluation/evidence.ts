@@ -46,11 +46,9 @@ export class Evidence {
     if (row === -1) row = this.columns.firstFree(start);
     if (row === -1) {
       // A region beyond those the block was sized for (the monitor's regions changed): one row more.
-      const larger = this.columns.allocate(this.columns.lengthOf(start) + 1);
-      this.columns.copyBlock(start, larger);
-      this.columns.release(start);
-      this.blocks.set(result.monitor_id, larger);
-      row = larger + this.columns.lengthOf(larger) - 1;
+      start = this.columns.lengthen(start);
+      this.blocks.set(result.monitor_id, start);
+      row = this.columns.firstFree(start);
     }
     this.columns.write(row, kept);
   }

@@ -57,15 +57,18 @@ describe('ResultColumns', () => {
     expect(columns.allocate(2)).not.toBe(a);
   });
 
-  it('copies a block into a longer one row for row', () => {
+  it('lengthens a block by one row: its rows kept in order, the new row free, the old block released', () => {
     const columns = new ResultColumns();
     const small = columns.allocate(2);
     columns.write(small, row('us-east-1'));
     columns.write(small + 1, row('eu-west-1', { status: 'down', error: 'HTTP 503' }));
-    const large = columns.allocate(3);
-    columns.copyBlock(small, large);
-    expect(columns.readBlock(large)).toEqual(columns.readBlock(small));
-    expect(columns.firstFree(large)).toBe(large + 2);
+    const before = columns.readBlock(small);
+    const moved = columns.lengthen(small);
+    expect(columns.lengthOf(moved)).toBe(3);
+    expect(columns.readBlock(moved)).toEqual(before);
+    expect(columns.firstFree(moved)).toBe(moved + 2);
+    expect(columns.readBlock(small)).toEqual([]);
+    expect(columns.allocate(2)).toBe(small);
   });
 
   it('grows its columns without losing rows, doubling', () => {

@@ -117,13 +117,19 @@ export class ResultColumns {
     return rows;
   }
 
-  /** Copies the block at `from` into the (larger, free) block at `to`, row for row. */
-  copyBlock(from: number, to: number): void {
-    const length = Math.min(this.lengthOf(from), this.lengthOf(to));
+  /**
+   * Moves the block at `start` to a block one row longer, its rows kept in order and the new row
+   * free; the old block is released. Returns the new block's first row.
+   */
+  lengthen(start: number): number {
+    const length = this.lengthOf(start);
+    const moved = this.allocate(length + 1);
     for (let i = 0; i < length; i++) {
-      const value = this.read(from + i);
-      if (value) this.write(to + i, value);
+      const value = this.read(start + i);
+      if (value) this.write(moved + i, value);
     }
+    this.release(start);
+    return moved;
   }
 
   private clear(row: number): void {
