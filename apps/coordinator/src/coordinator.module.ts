@@ -31,7 +31,7 @@ export class CoordinatorModule {
       module: CoordinatorModule,
       imports: [
         CoreModule.forRoot(config, clock),
-        DatabaseModule.forRoot(config.database, ENTITIES),
+        DatabaseModule.forRoot(config.database, ENTITIES, { walCheckpointWorker: true }),
         SecretsModule,
         HealthModule,
         AuthModule,
