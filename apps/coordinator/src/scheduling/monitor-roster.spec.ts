@@ -189,6 +189,60 @@ describe('MonitorRoster', () => {
     expect(roster.size).toBe(4);
   });
 
+  it('resync drops a monitor deleted elsewhere even when another was deleted here mid-read (the counts still match)', async () => {
+    const early = 'aaaaaaaaaaaaaaaaaaaaaa00';
+    const { roster, table } = rosterWith(monitorEntity(early), monitorEntity(A), monitorEntity(B));
+    // Deleted through another replica, its notice lost: only the resync can drop it.
+    table.rows.delete(A);
+    table.pageSize = 1;
+    let pages = 0;
+    table.betweenPages = () => {
+      // After the first page, this replica deletes `early`, which that page held: the pages then
+      // account for as many monitors as the roster holds, though A is not among them.
+      if (++pages !== 1) return;
+      table.rows.delete(early);
+      roster.apply({ kind: 'deleted', monitorId: early });
+    };
+    const changes = changesOf(roster);
+    await roster.resync();
+    expect(changes).toEqual([`-${early}`, `-${A}`]);
+    expect(roster.size).toBe(1);
+  });
+
+  it('a resync that finds everything in place changes nothing', async () => {
+    const { roster, table } = rosterWith(monitorEntity(A), monitorEntity(B));
+    table.pageSize = 1;
+    const changes = changesOf(roster);
+    await roster.resync();
+    expect(changes).toEqual([]);
+    expect(roster.size).toBe(2);
+  });
+
+  it('keeps its count by region as monitors are added, changed, moved away and deleted', () => {
+    const { roster } = rosterWith(
+      monitorEntity(A, { regions: ['eu-west-1', 'us-east-1'] }),
+      monitorEntity(B, { regions: ['eu-west-1'] }),
+    );
+    const counts = () => Object.fromEntries(roster.byRegion());
+    expect(counts()).toEqual({ 'eu-west-1': 2, 'us-east-1': 1 });
+    roster.apply({ kind: 'saved', monitor: monitorEntity(A, { regions: ['ap-southeast-1'], updatedAt: 2_000 }) });
+    expect(counts()).toEqual({ 'eu-west-1': 1, 'ap-southeast-1': 1 });
+    // A private region is its account's to watch: not counted.
+    const C = 'aaaaaaaaaaaaaaaaaaaaaa03';
+    roster.apply({ kind: 'saved', monitor: monitorEntity(C, { regions: ['eu-west-1', 'office-berlin'] as never }) });
+    expect(counts()).toEqual({ 'eu-west-1': 2, 'ap-southeast-1': 1 });
+    roster.apply({ kind: 'deleted', monitorId: B });
+    expect(counts()).toEqual({ 'eu-west-1': 1, 'ap-southeast-1': 1 });
+    roster.release([partitionOf(A)]);
+    expect(roster.get(A)).toBeUndefined();
+    // What a count over every monitor still here says.
+    const recount: Record<string, number> = {};
+    for (const region of [A, B, C].flatMap((id) => roster.get(id)?.regions ?? [])) {
+      if (region !== 'office-berlin') recount[region] = (recount[region] ?? 0) + 1;
+    }
+    expect(counts()).toEqual(recount);
+  });
+
   it('counts its monitors by region and by the status the API shows, unknown when unchecked for 3 intervals', () => {
     const { roster } = rosterWith(
       monitorEntity(A, { lastStatus: 'up', lastCheckedAt: 10_000 }),
