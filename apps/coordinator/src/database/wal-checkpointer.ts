@@ -132,6 +132,9 @@ export class WalCheckpointer {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopping = true;
+    // Waited for: unref'd, the worker would let a process with nothing else to do exit (code 0)
+    // in the middle of its shutdown, before the code after it ran.
+    this.worker.ref();
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.postMessage({ kind: 'stop' });
     await exited;
