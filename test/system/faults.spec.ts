@@ -247,16 +247,23 @@ suite('the distributed mode under faults', () => {
       await expectStatus(m4, 'up');
 
       // Exactly one incident and one down + one up notification per outage; none for the rest.
-      const events = (id: string, event: string) =>
+      // A notification is its webhook-id: delivery is at least once, and a retry of the same
+      // notification (a reply that came too late on a loaded machine) carries the same id for the
+      // receiver to drop (docs/decisions/0011-notification-channels.md). Two ids are two notifications.
+      const deliveries = (id: string, event: string) =>
         hooks.requests.filter((r) => {
           const body = r.json as { monitor_id?: string; event?: string } | undefined;
           return body?.monitor_id === id && body.event === event;
-        }).length;
+        });
+      const events = (id: string, event: string) =>
+        new Set(deliveries(id, event).map((r) => r.headers['webhook-id'])).size;
+      const received = (id: string) => deliveries(id, 'monitor.down').length + deliveries(id, 'monitor.up').length;
       await waitFor('every recovery notification', () =>
         Promise.resolve(outages.every((id) => events(id, 'monitor.up') >= 1) ? true : undefined),
       );
       await new Promise((r) => setTimeout(r, 3000)); // a few dispatcher rounds: still no duplicates
       const rows: { monitor: string; incidents: number; open: number; down: number; up: number }[] = [];
+      const sent: Record<string, number> = {};
       for (const id of [...outages, ...controls]) {
         const incidents = (await api.get(`/api/incidents?monitor_id=${id}&per_page=100`)).body.data.incidents as {
           resolved_at: number | null;
@@ -268,6 +275,7 @@ suite('the distributed mode under faults', () => {
           down: events(id, 'monitor.down'),
           up: events(id, 'monitor.up'),
         });
+        sent[id] = received(id);
       }
       process.stdout.write(
         `\nsystem test under faults (API answers while NATS was down: ${withoutNats.filter((x) => x === 200).length} ` +
@@ -275,7 +283,11 @@ suite('the distributed mode under faults', () => {
           `503s while PostgreSQL was cut: ${during.length}/${during.length}, ` +
           `API back ${recoverySeconds.toFixed(1)} s after it returned)\n` +
           rows
-            .map((r) => `  ${r.monitor}: incidents ${r.incidents} (open ${r.open}), down ${r.down}, up ${r.up}`)
+            .map(
+              (r) =>
+                `  ${r.monitor}: incidents ${r.incidents} (open ${r.open}), down ${r.down}, up ${r.up} ` +
+                `(requests received: ${sent[r.monitor.split(' ')[1]!]})`,
+            )
             .join('\n') +
           '\n',
       );
