@@ -103,9 +103,13 @@ export class WalCheckpointer {
     });
     await new Promise<void>((resolve, reject) => {
       const failed = (error: Error) => reject(error);
+      // A worker that ended without an error before it was ready would otherwise leave the start waiting.
+      const ended = (code: number) => reject(new Error(`the checkpoint worker exited (${code}) before it was ready`));
       worker.once('error', failed);
+      worker.once('exit', ended);
       worker.once('message', (reply: WorkerReply) => {
         worker.off('error', failed);
+        worker.off('exit', ended);
         if (reply.kind === 'ready') resolve();
         else reject(new Error(`unexpected first message from the checkpoint worker: ${reply.kind}`));
       });
