@@ -28,6 +28,7 @@ import { probeResult } from '../support/check-results.js';
 import { startCoordinator, type RunningCoordinator } from '../support/coordinator.js';
 import { testDatabases, type TestDatabase } from '../support/databases.js';
 import { FakeReceiver, reply } from '../support/fake-receiver.js';
+import { waitFor } from '../support/wait.js';
 
 const DOC_ID = 'https://picket.test/openapi.json';
 const UNKNOWN_ID = '0123456789abcdef01234567';
@@ -316,6 +317,11 @@ describe('OpenAPI document', () => {
         ...natsAuth?.coordinatorEnv,
       },
     });
+    // Ready before the operations are tried: with NATS configured, /readyz answers 503 until the link
+    // connects (CI once saw it still connecting when the walk reached /readyz).
+    await waitFor('the coordinator to be ready', async () =>
+      (await coordinator.client().get('/readyz')).status === 200 ? true : undefined,
+    );
     served = await coordinator.client().get('/api/openapi.json');
     doc = served.body;
     ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
