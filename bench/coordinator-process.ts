@@ -58,6 +58,12 @@ export function processRssMb(pid: number): number {
   return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
 }
 
-function freePort(): number {
-  return 20_000 + Math.floor(Math.random() * 20_000);
+/**
+ * A port for a coordinator: 20000–32767, below Linux's ephemeral range (32768–60999), from which
+ * the system picks the ports of the benchmark's own listeners (`listen(0)`, the probed target
+ * among them) and of outgoing connections: one picked there once made a start fail with
+ * EADDRINUSE.
+ */
+export function freePort(): number {
+  return 20_000 + Math.floor(Math.random() * 12_768);
 }

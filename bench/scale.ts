@@ -1,15 +1,16 @@
 import { Logger } from '@nestjs/common';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { newObjectId, systemClock } from '#runtime';
 import { openDataSource, parseDatabaseUrl } from '../apps/coordinator/src/database/data-source.js';
 import { ENTITIES } from '../apps/coordinator/src/entities.js';
 import { MonitorEntity } from '../apps/coordinator/src/monitors/monitor.entity.js';
-import { processRssMb, startCoordinator, stopCoordinator } from './coordinator-process.js';
+import { freePort, processRssMb, startCoordinator, stopCoordinator } from './coordinator-process.js';
 import { deployedNodeOptions } from '../test/support/deployed-node-options.js';
 import { percentile, publish, sleep, type Row } from './report.js';
 import { withScratchPostgres } from './scratch-postgres.js';
@@ -29,6 +30,8 @@ export async function scaleBench(): Promise<void> {
   const sizes = (process.env.BENCH_MONITORS ?? '10000,100000').split(',').map(Number);
   const settle = Number(process.env.BENCH_SECONDS ?? 60);
   const wrkSeconds = Number(process.env.BENCH_WRK_SECONDS ?? 10);
+  // The list's latency at a fixed rate below saturation, beside wrk's closed loop (decision 0048); 0: none.
+  const pacedRate = Number(process.env.BENCH_PACED_RATE ?? 100);
   const databases = (process.env.BENCH_DATABASES ?? 'sqlite').split(',');
   // `pending` (default): a cold start, where every monitor's first result is a status change (a
   // storm of them through the first rotation). `up`: the steady state, where a check that agrees
@@ -49,7 +52,7 @@ export async function scaleBench(): Promise<void> {
       for (const size of sizes) {
         for (const nodeOptions of optionSets) {
           const run = await onDatabase(database, (databaseUrl) =>
-            runOnce(databaseUrl, size, nodeOptions, { targetPort, settle, wrkSeconds, seedStatus }),
+            runOnce(databaseUrl, size, nodeOptions, { targetPort, settle, wrkSeconds, pacedRate, seedStatus }),
           );
           memory.push(run.memory);
           http.push(...run.http);
@@ -72,7 +75,9 @@ export async function scaleBench(): Promise<void> {
     'API and status pages',
     `\`npm run bench -- scale\`: wrk (1 thread, 16 connections, ${wrkSeconds} s per line) against the coordinator ` +
       `above while it keeps checking its monitors. The status page shows 20 monitors and is served from the ` +
-      `15 s page cache, as a crowd on a bad day would get it.`,
+      `15 s page cache, as a crowd on a bad day would get it. Load \`${pacedRate}/s\`: the list's pages first at a ` +
+      `fixed ${pacedRate} requests/s for ${wrkSeconds} s (open loop, latency from each request's due time: ` +
+      `bench/paced-load.ts, decision 0048).`,
     http,
   );
 }
@@ -106,6 +111,7 @@ interface RunSettings {
   targetPort: number;
   settle: number;
   wrkSeconds: number;
+  pacedRate: number;
   seedStatus: 'pending' | 'up';
 }
 
@@ -113,10 +119,10 @@ async function runOnce(
   databaseUrl: string,
   size: number,
   nodeOptions: string,
-  { targetPort, settle, wrkSeconds, seedStatus }: RunSettings,
+  { targetPort, settle, wrkSeconds, pacedRate, seedStatus }: RunSettings,
 ): Promise<{ memory: Row; http: Row[] }> {
   const apiKey = `pkt_${randomBytes(32).toString('hex')}`;
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = freePort();
   const env = {
     DATABASE_URL: databaseUrl,
     BOOTSTRAP_API_KEY: apiKey,
@@ -167,8 +173,7 @@ async function runOnce(
       ['GET /status/{id}.json', `/status/${page.data.id}.json`, false],
     ];
     const http: Row[] = [];
-    for (const [label, path, authorised] of lines) {
-      const result = wrk(`${api}${path}`, wrkSeconds, authorised ? apiKey : null);
+    const record = (label: string, load: string, result: Row) => {
       const rss = processRssMb(coordinator.pid);
       http.push({
         database,
@@ -176,10 +181,24 @@ async function runOnce(
         seeded: seedStatus,
         NODE_OPTIONS: shown,
         request: label,
+        load,
         ...result,
         'RSS after MB': Math.round(rss),
       });
       samples.push(rss);
+    };
+    // The list's pages at a fixed rate first, before wrk's saturation has grown the heap.
+    if (pacedRate > 0) {
+      for (const [label, path, authorised] of lines.filter(([, , authorised]) => authorised)) {
+        record(
+          label,
+          `${pacedRate}/s`,
+          await paced(`${api}${path}`, pacedRate, wrkSeconds, authorised ? apiKey : null),
+        );
+      }
+    }
+    for (const [label, path, authorised] of lines) {
+      record(label, 'wrk -c16', wrk(`${api}${path}`, wrkSeconds, authorised ? apiKey : null));
     }
     const sorted = samples.filter((mb) => !Number.isNaN(mb)).sort((a, b) => a - b);
     return {
@@ -237,6 +256,19 @@ async function seed(databaseUrl: string, size: number, targetPort: number, statu
   return (Date.now() - started) / 1000;
 }
 
+/** Requests/s and latency of `url` at a fixed rate, from bench/paced-load.ts in its own process. */
+async function paced(url: string, rate: number, seconds: number, apiKey: string | null): Promise<Row> {
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'paced-load.js');
+  const child = spawn(process.execPath, [script, url, String(rate), String(seconds), ...(apiKey ? [apiKey] : [])], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`paced-load exited with ${code}`);
+  return JSON.parse(out.trim()) as Row;
+}
+
 /** Requests/s and latency percentiles of one wrk run (`--latency`). */
 export function wrk(url: string, seconds: number, apiKey: string | null): Row {
   const args = ['-t1', '-c16', `-d${seconds}s`, '--latency', '-H', 'Accept-Encoding: gzip'];
@@ -254,6 +286,7 @@ export function wrk(url: string, seconds: number, apiKey: string | null): Row {
     'requests/s': Math.round(number(/Requests\/sec:\s+([\d.]+)/)),
     'p50 ms': ms(/50%\s+([\d.]+)(us|ms|s)/),
     'p99 ms': ms(/99%\s+([\d.]+)(us|ms|s)/),
+    'max ms': ms(/Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)/),
     errors: Number.isNaN(non2xx) ? 0 : non2xx,
   };
 }
