@@ -23,6 +23,14 @@ const STOP_GRACE_MS = 10_000;
  * safety net for changes made through another replica whose notice did not arrive.
  */
 export const RESYNC_INTERVAL_MS = 30_000;
+/**
+ * The resync reads 1000 monitors at a time and waits 25 ms between pages: 100,000 monitors take
+ * about 3 s instead of one burst of about 1 s in which PostgreSQL and the coordinator each spent
+ * most of a core and the list's answers waited up to 200 ms
+ * (docs/decisions/0048-api-latency-at-a-fixed-rate.md).
+ */
+export const RESYNC_PAGE_SIZE = 1_000;
+export const RESYNC_PAGE_PAUSE_MS = 25;
 
 /** How often the regions monitors need are compared with the live agents (a log line per change). */
 export const REGION_WATCH_INTERVAL_MS = 5_000;
@@ -116,9 +124,17 @@ export class CheckPath implements OnApplicationBootstrap, OnModuleDestroy {
   private scheduleResync(): void {
     this.resyncTimer = this.timers.set(() => {
       void this.roster
-        .resync()
+        .resync({
+          pageSize: RESYNC_PAGE_SIZE,
+          // A stop ends a resync at its next page: nothing after it may read a closing database.
+          pause: () =>
+            new Promise<void>((resolve, reject) => {
+              if (this.stopping) reject(new Error('stopping'));
+              else this.timers.set(resolve, RESYNC_PAGE_PAUSE_MS);
+            }),
+        })
         .catch((error: unknown) => {
-          this.logger.warn(`monitor resync failed (retried later): ${String(error)}`);
+          if (!this.stopping) this.logger.warn(`monitor resync failed (retried later): ${String(error)}`);
         })
         .finally(() => {
           if (!this.stopping) this.scheduleResync();

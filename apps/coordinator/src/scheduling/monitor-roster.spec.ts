@@ -209,6 +209,36 @@ describe('MonitorRoster', () => {
     expect(roster.size).toBe(1);
   });
 
+  it('resync reads pages of the size asked for and waits out the pause after each before reading on', async () => {
+    const ids = ['aaaaaaaaaaaaaaaaaaaaaa11', 'aaaaaaaaaaaaaaaaaaaaaa12', 'aaaaaaaaaaaaaaaaaaaaaa13'];
+    const { roster, table } = rosterWith(monitorEntity(A), monitorEntity(B), ...ids.map((id) => monitorEntity(id)));
+    // Changed elsewhere, in the last page: applied only once every page has been read.
+    table.put(monitorEntity(ids[2]!, { updatedAt: 2_000, checkInterval: 900 }));
+    table.pageSize = 100; // the table's own page would hold them all
+    let pagesAsked = 0;
+    table.betweenPages = () => pagesAsked++;
+    const pauses: (() => void)[] = [];
+    let finished = false;
+    const done = roster
+      .resync({ pageSize: 2, pause: () => new Promise<void>((resolve) => pauses.push(resolve)) })
+      .then(() => {
+        finished = true;
+      });
+    const settle = async () => {
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+    };
+    for (let page = 1; page <= 3; page++) {
+      await settle();
+      // Held in the pause after this page: the next page is not read meanwhile.
+      expect([pauses.length, pagesAsked, finished]).toEqual([page, page - 1, false]);
+      pauses[page - 1]!();
+    }
+    await done;
+    expect(pauses).toHaveLength(3); // 5 monitors in pages of 2
+    expect(roster.get(ids[2]!)?.checkInterval).toBe(900);
+    expect(roster.size).toBe(5);
+  });
+
   it('a resync that finds everything in place changes nothing', async () => {
     const { roster, table } = rosterWith(monitorEntity(A), monitorEntity(B));
     table.pageSize = 1;

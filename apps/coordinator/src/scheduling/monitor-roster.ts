@@ -217,8 +217,11 @@ export class MonitorRoster {
    * at 100,000 in one go) runs only when the pages did not account for every monitor here: when
    * no monitor was added or removed while they were read and every one of them was in a page and
    * owned, there is nothing for it to drop.
+   *
+   * `pageSize` and `pause` (awaited after each page) spread the read out: a safety net that runs
+   * every 30 s need not read 100,000 rows in one burst (docs/decisions/0048-api-latency-at-a-fixed-rate.md).
    */
-  async resync(): Promise<void> {
+  async resync({ pageSize, pause }: { pageSize?: number; pause?: () => Promise<void> } = {}): Promise<void> {
     const appliedMeanwhile = new Set<string>();
     this.resyncs.add(appliedMeanwhile);
     const changesBefore = this.membershipChanges;
@@ -226,7 +229,7 @@ export class MonitorRoster {
       const seen = new Set<string>();
       const changed: string[] = [];
       let present = 0;
-      for await (const page of this.repository.versionPages()) {
+      for await (const page of this.repository.versionPages(pageSize)) {
         for (const [id, updatedAt] of page) {
           seen.add(id);
           if (!this.partitions.ownsMonitor(id)) continue;
@@ -234,6 +237,8 @@ export class MonitorRoster {
           if (known) present++;
           if (known?.updatedAt !== updatedAt) changed.push(id);
         }
+        // Before the next page is asked for (after the last one too: one pause more, nothing lost).
+        if (pause) await pause();
       }
       const accounted = this.membershipChanges === changesBefore && present === this.monitors.size;
       for (const monitor of await this.repository.findByIds(changed)) {
