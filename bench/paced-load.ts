@@ -10,11 +10,12 @@ import { atFixedRate, percentile } from './report.js';
  * The first 2 s are a warm-up at the same rate, not counted but for its slowest answer. Prints one
  * JSON line: requests answered per second, p50, p99 and max latency in ms, errors, the warm-up's max.
  * Run in its own process so the bench's own event loop (the probed target lives there) cannot
- * delay a send. Usage: paced-load <url> <rate> <seconds> [api key]. With PACED_TRACE=1 it also
+ * delay a send. Usage: [PACED_API_KEY=…] paced-load <url> <rate> <seconds>. With PACED_TRACE=1 it also
  * writes each answer slower than 40 ms to stderr as `slow <due time, ms since the epoch> <ms>`,
  * to be matched against the coordinator's own logs.
  */
-const [url = '', rateText, secondsText, apiKey] = process.argv.slice(2);
+const [url = '', rateText, secondsText] = process.argv.slice(2);
+const apiKey = process.env.PACED_API_KEY;
 const rate = Number(rateText);
 const seconds = Number(secondsText);
 const WARMUP_MS = 2000;

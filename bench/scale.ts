@@ -189,12 +189,8 @@ async function runOnce(
     };
     // The list's pages at a fixed rate first, before wrk's saturation has grown the heap.
     if (pacedRate > 0) {
-      for (const [label, path, authorised] of lines.filter(([, , authorised]) => authorised)) {
-        record(
-          label,
-          `${pacedRate}/s`,
-          await paced(`${api}${path}`, pacedRate, wrkSeconds, authorised ? apiKey : null),
-        );
+      for (const [label, path] of lines.filter(([, , authorised]) => authorised)) {
+        record(label, `${pacedRate}/s`, await paced(`${api}${path}`, pacedRate, wrkSeconds, apiKey));
       }
     }
     for (const [label, path, authorised] of lines) {
@@ -257,10 +253,12 @@ async function seed(databaseUrl: string, size: number, targetPort: number, statu
 }
 
 /** Requests/s and latency of `url` at a fixed rate, from bench/paced-load.ts in its own process. */
-async function paced(url: string, rate: number, seconds: number, apiKey: string | null): Promise<Row> {
+async function paced(url: string, rate: number, seconds: number, apiKey: string): Promise<Row> {
   const script = join(dirname(fileURLToPath(import.meta.url)), 'paced-load.js');
-  const child = spawn(process.execPath, [script, url, String(rate), String(seconds), ...(apiKey ? [apiKey] : [])], {
+  // The key through the environment, not the command line other users' `ps` shows.
+  const child = spawn(process.execPath, [script, url, String(rate), String(seconds)], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, PACED_API_KEY: apiKey },
   });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

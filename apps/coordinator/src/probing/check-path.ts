@@ -24,7 +24,7 @@ const STOP_GRACE_MS = 10_000;
  */
 export const RESYNC_INTERVAL_MS = 30_000;
 /**
- * The resync reads 1000 monitors at a time and waits 25 ms between pages: 100,000 monitors take
+ * The resync reads 1000 monitors at a time and waits 25 ms after each page: 100,000 monitors take
  * about 3 s instead of one burst of about 1 s in which PostgreSQL and the coordinator each spent
  * most of a core and the list's answers waited up to 200 ms
  * (docs/decisions/0048-api-latency-at-a-fixed-rate.md).
