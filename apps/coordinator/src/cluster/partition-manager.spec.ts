@@ -7,7 +7,7 @@ import { openDataSource, parseDatabaseUrl } from '../database/data-source.js';
 import { ENTITIES } from '../entities.js';
 import { Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
-import { ManualTimers } from '../scheduling/timers.js';
+import { ManualTimers, type TimerHandle } from '../scheduling/timers.js';
 import { LeaseStore } from './lease.store.js';
 import { PartitionManager, ReplicaModeConflictError, type PartitionListener } from './partition-manager.js';
 import { CoordinatorMemberEntity, PartitionLeaseEntity } from './cluster.entity.js';
@@ -38,6 +38,23 @@ class OlderVersionStore extends LeaseStore {
   }
 }
 
+/**
+ * Timers that fire `earlyByMs` before they are due (those set for longer than that), as Node's
+ * can by the wall clock when the event loop is busy.
+ */
+class EarlyTimers extends ManualTimers {
+  constructor(
+    clock: ManualClock,
+    private readonly earlyByMs: number,
+  ) {
+    super(clock);
+  }
+
+  override set(fn: () => void, delayMs: number): TimerHandle {
+    return super.set(fn, delayMs > this.earlyByMs ? delayMs - this.earlyByMs : delayMs);
+  }
+}
+
 /** A replica as the cluster sees it: its own connection, timers and listener log. */
 interface Replica {
   id: string;
@@ -58,6 +75,7 @@ describe.each(testDatabases())('partition leases on $name', (kind) => {
     id: string,
     store?: (db: Database) => LeaseStore,
     env: Record<string, string> = {},
+    earlyByMs = 0,
   ): Promise<Replica> {
     db ??= await kind.create();
     const target = parseDatabaseUrl(db.url);
@@ -71,7 +89,7 @@ describe.each(testDatabases())('partition leases on $name', (kind) => {
       COORDINATOR_LEASE_SECONDS: String(LEASE_SECONDS),
       ...env,
     });
-    const timers = new ManualTimers(clock);
+    const timers = earlyByMs > 0 ? new EarlyTimers(clock, earlyByMs) : new ManualTimers(clock);
     const manager = new PartitionManager(store?.(database) ?? new LeaseStore(database), config, clock, timers);
     const r: Replica = { id, manager, timers, dataSource, scheduled: new Set(), alive: true };
     replicas.push(r);
@@ -277,6 +295,21 @@ describe.each(testDatabases())('partition leases on $name', (kind) => {
     expect(a.scheduled.size).toBe(PARTITION_COUNT);
     expect(a.manager.overdue).toBeNull();
     await expect(fenceOf(a, monitor, generation)).resolves.toBe(true);
+  });
+
+  it('marks the leases overdue through an outage even when its timers fire early (the wall clock ahead of the loop)', async () => {
+    let down = false;
+    const a = await replica(
+      'a',
+      flaky(() => down),
+      {},
+      STEP_MS,
+    );
+    await start(a);
+    down = true;
+    await run(2 * TTL_MS);
+    expect(a.manager.partitions).toEqual([]);
+    expect(a.manager.overdue).not.toBeNull();
   });
 
   it('a replica cut off while another takes over drops what it lost and can never write it', async () => {

@@ -226,16 +226,31 @@ export class PartitionManager {
 
   private setValidUntil(at: number): void {
     this.validUntil = at;
+    this.armExpiry();
+  }
+
+  /**
+   * Marks the leases overdue once `validUntil` passes unrenewed. A timer can fire a few ms early
+   * by the wall clock (Node measures its delay from the event loop's cached time, older than
+   * now when the loop is busy): then it waits out the rest, or the outage would never be marked
+   * (a renewal in time clears this timer and sets a new one, so only an early firing finds the
+   * leases still valid here).
+   */
+  private armExpiry(): void {
     if (this.expiryTimer !== null) this.timers.clear(this.expiryTimer);
     this.expiryTimer = this.timers.set(() => {
       this.expiryTimer = null;
-      if (this.owned.size === 0 || this.usable() || this.stopped) return;
+      if (this.owned.size === 0 || this.stopped) return;
+      if (this.usable()) {
+        this.armExpiry();
+        return;
+      }
       this.overdueSince = this.clock.now();
       this.logger.error(
         `partition leases could not be renewed in time (database unreachable?): still checking ` +
           `${this.owned.size} partitions; their status changes are held and written once the database ` +
           `answers, unless another replica took a partition over meanwhile`,
       );
-    }, at - this.clock.now());
+    }, this.validUntil - this.clock.now());
   }
 }
