@@ -230,9 +230,9 @@ export class PartitionManager {
   }
 
   /**
-   * Marks the leases overdue once `validUntil` passes unrenewed. A timer can fire a few ms early
-   * by the wall clock (Node measures its delay from the event loop's cached time, older than
-   * now when the loop is busy): then it waits out the rest, or the outage would never be marked
+   * Marks the leases overdue once `validUntil` passes unrenewed. A timer can fire early by the
+   * wall clock (a 100 ms timer measured 99 ms of `Date.now()`: Node's timers run on a monotonic
+   * clock in whole ms): then it waits out the rest, or the outage would never be marked
    * (a renewal in time clears this timer and sets a new one, so only an early firing finds the
    * leases still valid here).
    */
