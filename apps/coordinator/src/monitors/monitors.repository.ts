@@ -56,8 +56,12 @@ const SORT_EXPRESSIONS: { readonly [K in MonitorSort]: (db: Database) => string 
 /** Monitors one query loads when a coordinator reads them all (bounds the memory it takes). */
 const MONITORS_PER_PAGE = 2_000;
 
-/** Monitors' versions one query reads during a resync (about 10 ms of SQLite's time each). */
-const VERSIONS_PER_PAGE = 5_000;
+/**
+ * Monitors' versions one query reads during a resync: pages of 1000, with the resync's pause
+ * after each, spread 100,000 monitors over about 3 s instead of one burst of about 1 s that held
+ * PostgreSQL and the coordinator (docs/decisions/0048-api-latency-at-a-fixed-rate.md).
+ */
+const VERSIONS_PER_PAGE = 1_000;
 
 /** A monitor as the summary needs it (MonitorsRepository.summaryRowsOfAccount). */
 export type SummaryMonitor = Pick<

@@ -24,12 +24,11 @@ const STOP_GRACE_MS = 10_000;
  */
 export const RESYNC_INTERVAL_MS = 30_000;
 /**
- * The resync reads 1000 monitors at a time and waits 25 ms after each page: 100,000 monitors take
- * about 3 s instead of one burst of about 1 s in which PostgreSQL and the coordinator each spent
- * most of a core and the list's answers waited up to 200 ms
+ * The resync waits 25 ms after each page of monitors it reads (pages of 1000, the repository's):
+ * 100,000 monitors take about 3 s instead of one burst of about 1 s in which PostgreSQL and the
+ * coordinator each spent most of a core and the list's answers waited up to 200 ms
  * (docs/decisions/0048-api-latency-at-a-fixed-rate.md).
  */
-export const RESYNC_PAGE_SIZE = 1_000;
 export const RESYNC_PAGE_PAUSE_MS = 25;
 
 /** How often the regions monitors need are compared with the live agents (a log line per change). */
@@ -125,7 +124,6 @@ export class CheckPath implements OnApplicationBootstrap, OnModuleDestroy {
     this.resyncTimer = this.timers.set(() => {
       void this.roster
         .resync({
-          pageSize: RESYNC_PAGE_SIZE,
           // A stop ends a resync at its next page: nothing after it may read a closing database.
           pause: () =>
             new Promise<void>((resolve, reject) => {
