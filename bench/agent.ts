@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { subjectsFor, toWireBatch, toWireRequest, type ProbedType, type ProbeRequest } from '#contracts';
 import { connectNats, NatsLink, systemClock, type NatsConnection } from '#runtime';
+import { DEFAULT_BATCH_WINDOW_MS } from '../apps/coordinator/src/probing/batch-window.js';
 import { BatchingNatsTransport } from '../apps/coordinator/src/probing/nats-batch.transport.js';
 import { NatsTransport } from '../apps/coordinator/src/probing/nats.transport.js';
 import { systemTimers } from '../apps/coordinator/src/scheduling/timers.js';
@@ -31,8 +32,8 @@ export async function agentBench(): Promise<void> {
   const rates = (process.env.BENCH_RATES ?? '200,500').split(',').map(Number);
   const seconds = Number(process.env.BENCH_SECONDS ?? 20);
   const natsUrl = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
-  // The coordinator's batch window (PROBE_BATCH_WINDOW_MS, default 20); 0: one request per check, as before batches.
-  const batchMs = Number(process.env.BENCH_BATCH_MS ?? 20);
+  // The coordinator's batch window (PROBE_BATCH_WINDOW_MS and its default); 0: one request per check, as before batches.
+  const batchMs = Number(process.env.BENCH_BATCH_MS ?? DEFAULT_BATCH_WINDOW_MS);
   // One agent per option set, side by side: Node's defaults, and the heap limits deploy/ ships.
   const optionSets = (process.env.BENCH_AGENT_NODE_OPTIONS ?? `none;${deployedNodeOptions('agent')}`).split(';');
   const dir = mkdtempSync(join(tmpdir(), 'picket-bench-'));

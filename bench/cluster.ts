@@ -15,6 +15,7 @@ import { processRssMb, startCoordinator, stopCoordinator, type CoordinatorProces
 import { downSubject, statsSubject, type FakeAgentStats } from './fake-agent.js';
 import { onCleanup } from './harness.js';
 import { percentile, publish, sleep, type Row } from './report.js';
+import { DEFAULT_BATCH_WINDOW_MS } from '../apps/coordinator/src/probing/batch-window.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REGIONS = ['us-east-1', 'eu-west-1', 'ap-southeast-1'] as const;
@@ -260,7 +261,7 @@ export async function clusterBench(): Promise<void> {
     publish(
       'Cluster: per replica',
       `\`npm run bench -- cluster\`: ${sizes}, one PostgreSQL database, the local NATS server, ` +
-        `PROBE_BATCH_WINDOW_MS 20, DISPATCH_ENABLED=false. Window of ${windowS.toFixed(0)} s after a ${warmup} s warm-up. ` +
+        `PROBE_BATCH_WINDOW_MS ${DEFAULT_BATCH_WINDOW_MS} (the default), DISPATCH_ENABLED=false. Window of ${windowS.toFixed(0)} s after a ${warmup} s warm-up. ` +
         `CPU from /proc/<pid>/stat, checks from each replica's picket_check_results_total, RSS the window's maximum ` +
         `over the monitors the replica schedules (picket_monitors).`,
       replicaRows,

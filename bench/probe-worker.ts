@@ -9,6 +9,7 @@ import { systemClock } from '#runtime';
 import { createProberTable, IcmpPinger, ProbeExecutor } from '#probes';
 import type { ProbedType } from '#contracts';
 import { probeRequest } from '../test/support/probe-request.js';
+import { DEFAULT_BATCH_WINDOW_MS } from '../apps/coordinator/src/probing/batch-window.js';
 import { atFixedRate, sleep } from './report.js';
 
 /**
@@ -34,10 +35,11 @@ const picket = kind === 'https' || kind === 'tcp' || kind === 'ping';
 const run = picket ? await picketChecks(kind) : floorChecks(kind ?? '');
 /**
  * Picket's checks arrive as an agent's do since batches (docs/decisions/0034-batched-probe-traffic.md):
- * those due within the coordinator's window together, at its end (BENCH_BATCH_MS, default 20;
- * 0: each at its own due time, as before). The floors always run each check at its due time.
+ * those due within the coordinator's window together, at its end (BENCH_BATCH_MS, default
+ * PROBE_BATCH_WINDOW_MS's default; 0: each at its own due time, as before). The floors always
+ * run each check at its due time.
  */
-const batchMs = picket ? Number(process.env.BENCH_BATCH_MS ?? 20) : 0;
+const batchMs = picket ? Number(process.env.BENCH_BATCH_MS ?? DEFAULT_BATCH_WINDOW_MS) : 0;
 
 async function picketChecks(type: ProbedType): Promise<(scheduledAt: number) => Promise<boolean>> {
   const pinger = await IcmpPinger.open();

@@ -5,6 +5,7 @@ import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_BATCH_WINDOW_MS } from '../apps/coordinator/src/probing/batch-window.js';
 import { atFixedRate, cpuSeconds, percentile, publish, sleep, type Row } from './report.js';
 import { listen, processCpu, startTargets, type LoopbackTargets } from './targets.js';
 
@@ -112,7 +113,7 @@ function checkFilter(value: string | undefined): Set<string> | null {
 
 /** How Picket's prober process gets its checks (BENCH_BATCH_MS, read by probe-worker.ts). */
 function batchNote(): string {
-  const ms = Number(process.env.BENCH_BATCH_MS ?? 20);
+  const ms = Number(process.env.BENCH_BATCH_MS ?? DEFAULT_BATCH_WINDOW_MS);
   return ms > 0
     ? `those due within each ${ms} ms window started together at its end (the coordinator's batches, BENCH_BATCH_MS)`
     : 'each at its own due time (BENCH_BATCH_MS=0, as before batches)';

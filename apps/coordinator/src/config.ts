@@ -5,6 +5,7 @@ import { Expose, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN } from '#contracts';
 import { natsAuthDirProblems } from './config/nats-auth-dir.js';
+import { DEFAULT_BATCH_WINDOW_MS } from './probing/batch-window.js';
 import {
   ConfigError,
   digitsToInt,
@@ -293,13 +294,14 @@ export class CoordinatorConfig extends NatsEnv {
    * NATS mode: how long checks due for one region are collected into one message to its agents
    * (docs/decisions/0034-batched-probe-traffic.md); 0 sends each check alone. At most
    * MAX_COALESCING_DELAY_MS (50): no check leaves later than its slot + 50 ms because of it.
+   * Default 40 (docs/decisions/0049-a-40-ms-batch-window.md).
    */
   @Expose()
   @Transform(digitsToInt)
   @IsInt({ message: 'must be a whole number of milliseconds' })
   @Min(0)
   @Max(50)
-  PROBE_BATCH_WINDOW_MS = 20;
+  PROBE_BATCH_WINDOW_MS = DEFAULT_BATCH_WINDOW_MS;
 
   // ---- notifications ----------------------------------------------------------------------
 
