@@ -1,5 +1,6 @@
 import { unknownResult, type ProbeRequest, type ProbeResult } from '#contracts';
 import { within, type Clock } from '#runtime';
+import { SharedDeadlines } from './deadlines.js';
 import type { ProberTable } from './prober.js';
 import { runProbe } from './run-probe.js';
 
@@ -23,6 +24,8 @@ export class ProbeExecutor {
   private running = 0;
   private draining = false;
   private readonly shutdown = new AbortController();
+  /** The checks of one batch (started in one tick) with the same timeout share a deadline. */
+  private readonly deadlines = new SharedDeadlines();
   private idle: (() => void)[] = [];
 
   constructor(private readonly options: ExecutorOptions) {}
@@ -53,6 +56,7 @@ export class ProbeExecutor {
         clock,
         signal: this.shutdown.signal,
         onBug: this.options.onBug,
+        deadlines: this.deadlines,
       });
       this.options.onResult?.(result, request);
       return result;

@@ -1,3 +1,4 @@
+export * from './deadlines.js';
 export * from './dns.prober.js';
 export * from './executor.js';
 export * from './https.prober.js';

@@ -6,8 +6,9 @@ import {
   type ProbeResult,
   type SettingsByType,
 } from '#contracts';
-import { scopedAbort, type Clock } from '#runtime';
-import { ProbeDeadline, type ProberTable, type ProbeOutcome } from './prober.js';
+import type { Clock } from '#runtime';
+import { SharedDeadlines } from './deadlines.js';
+import type { ProberTable, ProbeOutcome } from './prober.js';
 
 export interface RunOptions {
   agentId: string;
@@ -16,6 +17,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called when a prober throws: that is a bug, worth a log line. */
   onBug?: (error: unknown, request: ProbeRequest) => void;
+  /**
+   * Where the check's deadline comes from: shared with the checks started in the same tick with
+   * the same timeout (the executor passes its own). Default: a deadline of the check's own.
+   */
+  deadlines?: SharedDeadlines;
 }
 
 /**
@@ -24,9 +30,8 @@ export interface RunOptions {
  */
 export async function runProbe(table: ProberTable, request: ProbeRequest, options: RunOptions): Promise<ProbeResult> {
   const startedAt = options.clock.now();
-  const scope = scopedAbort(options.signal);
-  const timer = setTimeout(() => scope.abort(new ProbeDeadline(request.timeout_ms)), request.timeout_ms);
-  const { signal } = scope;
+  const deadline = (options.deadlines ?? new SharedDeadlines()).take(request.timeout_ms, options.signal);
+  const { signal } = deadline;
   let outcome: ProbeOutcome;
   try {
     const prober = table[request.type] as (
@@ -43,8 +48,7 @@ export async function runProbe(table: ProberTable, request: ProbeRequest, option
       timings: { total_ms: Math.max(0, options.clock.now() - startedAt) },
     };
   } finally {
-    clearTimeout(timer);
-    scope.release();
+    deadline.release();
   }
   return {
     check_id: request.check_id,
