@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_BATCH_WINDOW_MS } from '../apps/coordinator/src/probing/batch-window.js';
-import { atFixedRate, cpuSeconds, percentile, publish, sleep, type Row } from './report.js';
+import { atFixedRate, cpuSeconds, jsonLineOf, percentile, publish, sleep, type Row } from './report.js';
 import { listen, processCpu, startTargets, type LoopbackTargets } from './targets.js';
 
 const BLACKBOX = process.env.BENCH_BLACKBOX ?? '/usr/bin/prometheus-blackbox-exporter';
@@ -365,14 +365,7 @@ async function runPicket(
   const [command, argv] =
     cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', cpu, process.execPath, ...args]];
   // Picket's probers trust the targets' CA as an agent would: through NODE_EXTRA_CA_CERTS.
-  const child = spawn(command, argv, {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: ca ? { ...process.env, NODE_EXTRA_CA_CERTS: ca } : process.env,
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  await new Promise((resolve) => child.once('exit', resolve));
-  return JSON.parse(out.trim()) as Measured;
+  return jsonLineOf<Measured>(command, argv, ca ? { ...process.env, NODE_EXTRA_CA_CERTS: ca } : process.env);
 }
 
 interface Blackbox {

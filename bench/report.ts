@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -93,4 +94,18 @@ export async function atFixedRate(
     pending.push(start(i, due));
   }
   await Promise.all(pending);
+}
+
+/**
+ * Runs a benchmark's worker process, which prints one JSON line on stdout, and returns that line
+ * parsed; its stderr goes to ours. Rejects when the worker fails.
+ */
+export async function jsonLineOf<T>(command: string, args: readonly string[], env = process.env): Promise<T> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  // 'close', not 'exit': the whole of stdout has been read by then.
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`${[command, ...args].join(' ')} exited with ${code}`);
+  return JSON.parse(out.trim()) as T;
 }

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
@@ -12,7 +12,7 @@ import { ENTITIES } from '../apps/coordinator/src/entities.js';
 import { MonitorEntity } from '../apps/coordinator/src/monitors/monitor.entity.js';
 import { freePort, processRssMb, startCoordinator, stopCoordinator } from './coordinator-process.js';
 import { deployedNodeOptions } from '../test/support/deployed-node-options.js';
-import { percentile, publish, sleep, type Row } from './report.js';
+import { jsonLineOf, percentile, publish, sleep, type Row } from './report.js';
 import { withScratchPostgres } from './scratch-postgres.js';
 
 const WRK = process.env.BENCH_WRK ?? '/usr/bin/wrk';
@@ -256,15 +256,10 @@ async function seed(databaseUrl: string, size: number, targetPort: number, statu
 async function paced(url: string, rate: number, seconds: number, apiKey: string): Promise<Row> {
   const script = join(dirname(fileURLToPath(import.meta.url)), 'paced-load.js');
   // The key through the environment, not the command line other users' `ps` shows.
-  const child = spawn(process.execPath, [script, url, String(rate), String(seconds)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, PACED_API_KEY: apiKey },
+  return jsonLineOf<Row>(process.execPath, [script, url, String(rate), String(seconds)], {
+    ...process.env,
+    PACED_API_KEY: apiKey,
   });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`paced-load exited with ${code}`);
-  return JSON.parse(out.trim()) as Row;
 }
 
 /** Requests/s and latency percentiles of one wrk run (`--latency`). */

@@ -64,10 +64,10 @@ export class FakeMonitorsTable {
   /** The versions in pages of `pageSize` in id order; `betweenPages` runs after each page is read. */
   pageSize = 2;
   betweenPages: () => void = () => undefined;
-  async *versionPages(pageSize = this.pageSize): AsyncGenerator<Map<string, number>> {
+  async *versionPages(): AsyncGenerator<Map<string, number>> {
     const rows = [...this.rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    for (let i = 0; i < rows.length; i += pageSize) {
-      yield new Map(rows.slice(i, i + pageSize).map(([id, m]) => [id, m.updatedAt]));
+    for (let i = 0; i < rows.length; i += this.pageSize) {
+      yield new Map(rows.slice(i, i + this.pageSize).map(([id, m]) => [id, m.updatedAt]));
       await Promise.resolve();
       this.betweenPages();
     }

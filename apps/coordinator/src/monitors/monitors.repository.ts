@@ -368,15 +368,15 @@ export class MonitorsRepository {
    * The id and updated_at of every monitor, enough to tell which ones changed (see
    * MonitorRoster.resync), a page at a time (keysetPages).
    */
-  async *versionPages(pageSize = VERSIONS_PER_PAGE): AsyncGenerator<Map<string, number>> {
-    const pages = this.keysetPages(pageSize, (after) =>
+  async *versionPages(): AsyncGenerator<Map<string, number>> {
+    const pages = this.keysetPages(VERSIONS_PER_PAGE, (after) =>
       this.db.manager
         .createQueryBuilder(MonitorEntity, 'm')
         .select('m.id', 'id')
         .addSelect('m.updated_at', 'updated_at')
         .where('m.id > :after', { after })
         .orderBy('m.id', 'ASC')
-        .limit(pageSize)
+        .limit(VERSIONS_PER_PAGE)
         .getRawMany<{ id: string; updated_at: string | number }>(),
     );
     for await (const rows of pages) yield new Map(rows.map((row) => [row.id, Number(row.updated_at)]));

@@ -7,7 +7,7 @@ import { ResultsWriter } from '../history/results-writer.js';
 import { MonitorEvents, type MonitorChange } from '../monitors/monitor-events.js';
 import { MonitorRoster } from '../scheduling/monitor-roster.js';
 import { Scheduler } from '../scheduling/scheduler.js';
-import { TIMERS, type TimerHandle, type Timers } from '../scheduling/timers.js';
+import { pauseUnlessStopped, TIMERS, type TimerHandle, type Timers } from '../scheduling/timers.js';
 import { TransitionRecorder } from '../transitions/transition-recorder.js';
 import { CheckDispatch } from './check-dispatch.js';
 import { CoordinatorMetrics } from '../metrics/coordinator-metrics.js';
@@ -124,12 +124,9 @@ export class CheckPath implements OnApplicationBootstrap, OnModuleDestroy {
     this.resyncTimer = this.timers.set(() => {
       void this.roster
         .resync({
-          // A stop ends a resync at its next page: nothing after it may read a closing database.
-          pause: () =>
-            new Promise<void>((resolve, reject) => {
-              if (this.stopping) reject(new Error('stopping'));
-              else this.timers.set(resolve, RESYNC_PAGE_PAUSE_MS);
-            }),
+          // A stop, also one during a pause, ends a resync before its next page: nothing after it
+          // may read a closing database.
+          pause: () => pauseUnlessStopped(this.timers, RESYNC_PAGE_PAUSE_MS, () => this.stopping),
         })
         .catch((error: unknown) => {
           if (!this.stopping) this.logger.warn(`monitor resync failed (retried later): ${String(error)}`);

@@ -218,10 +218,10 @@ export class MonitorRoster {
    * no monitor was added or removed while they were read and every one of them was in a page and
    * owned, there is nothing for it to drop.
    *
-   * `pageSize` and `pause` (awaited after each page) spread the read out: a safety net that runs
-   * every 30 s need not read 100,000 rows in one burst (docs/decisions/0048-api-latency-at-a-fixed-rate.md).
+   * `pause`, awaited after each page, spreads the read out: a safety net that runs every 30 s need
+   * not read 100,000 rows in one burst (docs/decisions/0048-api-latency-at-a-fixed-rate.md).
    */
-  async resync({ pageSize, pause }: { pageSize?: number; pause?: () => Promise<void> } = {}): Promise<void> {
+  async resync({ pause }: { pause?: () => Promise<void> } = {}): Promise<void> {
     const appliedMeanwhile = new Set<string>();
     this.resyncs.add(appliedMeanwhile);
     const changesBefore = this.membershipChanges;
@@ -229,7 +229,7 @@ export class MonitorRoster {
       const seen = new Set<string>();
       const changed: string[] = [];
       let present = 0;
-      for await (const page of this.repository.versionPages(pageSize)) {
+      for await (const page of this.repository.versionPages()) {
         for (const [id, updatedAt] of page) {
           seen.add(id);
           if (!this.partitions.ownsMonitor(id)) continue;

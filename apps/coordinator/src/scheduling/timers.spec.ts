@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ManualClock } from '#runtime';
-import { ManualTimers, systemTimers } from './timers.js';
+import { ManualTimers, pauseUnlessStopped, systemTimers } from './timers.js';
 
 describe('timers', () => {
   it('systemTimers runs a callback once and clear() cancels one', async () => {
@@ -48,5 +48,36 @@ describe('timers', () => {
     timers.jump(100);
     expect(log).toEqual([1_100]);
     expect(timers.active).toBe(1);
+  });
+
+  it('pauseUnlessStopped resolves after its delay, and rejects when its owner stopped before or during it', async () => {
+    const timers = new ManualTimers(new ManualClock(0));
+    let stopped = false;
+    const outcome = (pause: Promise<void>) =>
+      pause.then(
+        () => 'resolved',
+        (error: unknown) => `rejected: ${String(error)}`,
+      );
+    const states: string[] = [];
+    const track = (pause: Promise<void>) => void outcome(pause).then((state) => states.push(state));
+
+    track(pauseUnlessStopped(timers, 25, () => stopped));
+    timers.advance(24);
+    await Promise.resolve();
+    expect(states).toEqual([]);
+    timers.advance(1);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(states).toEqual(['resolved']);
+
+    track(pauseUnlessStopped(timers, 25, () => stopped));
+    stopped = true; // during the pause
+    timers.advance(25);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(states).toEqual(['resolved', 'rejected: Error: stopping']);
+
+    track(pauseUnlessStopped(timers, 25, () => stopped)); // already stopped: no timer, at once
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(states).toEqual(['resolved', 'rejected: Error: stopping', 'rejected: Error: stopping']);
+    expect(timers.active).toBe(0);
   });
 });

@@ -23,6 +23,18 @@ export const systemTimers: Timers = {
   clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
+/**
+ * Waits `delayMs` on `timers`, unless its owner stops (`stopped()`) before or during the wait:
+ * then it rejects, so that what waits on it goes no further.
+ */
+export function pauseUnlessStopped(timers: Timers, delayMs: number, stopped: () => boolean): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const end = () => (stopped() ? reject(new Error('stopping')) : resolve());
+    if (stopped()) end();
+    else timers.set(end, delayMs);
+  });
+}
+
 interface ManualTimer {
   readonly id: number;
   readonly at: number;
